@@ -1,0 +1,164 @@
+const BRAND = Symbol.for('breakwater.error');
+
+/** The literal `code` of every error breakwater throws. */
+export type ResilienceErrorCode =
+  | 'BREAKER_OPEN'
+  | 'TIMEOUT'
+  | 'RATE_LIMITED'
+  | 'BULKHEAD_FULL'
+  | 'IDEMPOTENCY_IN_PROGRESS'
+  | 'IDEMPOTENCY_KEY_MISSING'
+  | 'STORE_UNAVAILABLE'
+  | 'INVALID_CONFIG';
+
+/**
+ * Base of every error breakwater throws. Check it with the guards
+ * ({@link isResilienceError} and friends), which read a brand and so still
+ * work when an app holds two copies of the package.
+ */
+export abstract class ResilienceError extends Error {
+  /** What went wrong, as a literal. */
+  abstract readonly code: ResilienceErrorCode;
+  /** Name of the policy that threw. */
+  readonly policy: string;
+
+  constructor(message: string, policy: string, options?: { cause?: unknown }) {
+    super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
+    this.policy = policy;
+  }
+
+  /** The brand the guards read. */
+  get [BRAND](): ResilienceErrorCode {
+    return this.code;
+  }
+}
+
+/** A breaker shed the call (`BREAKER_OPEN`). */
+export class BrokenCircuitError extends ResilienceError {
+  readonly code = 'BREAKER_OPEN' as const;
+  override readonly name = 'BrokenCircuitError';
+  /** Milliseconds until the breaker may admit a call again, when it knows. */
+  readonly retryAfterMs: number | undefined;
+  constructor(policy: string, retryAfterMs?: number, message = `circuit breaker is open (${policy})`) {
+    super(message, policy);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** A deadline passed before the call settled (`TIMEOUT`). */
+export class TimeoutError extends ResilienceError {
+  readonly code = 'TIMEOUT' as const;
+  override readonly name = 'TimeoutError';
+  constructor(policy: string, message = `operation timed out (${policy})`, options?: { cause?: unknown }) {
+    super(message, policy, options);
+  }
+}
+
+/** A rate limiter refused the call (`RATE_LIMITED`). */
+export class RateLimitedError extends ResilienceError {
+  readonly code = 'RATE_LIMITED' as const;
+  override readonly name = 'RateLimitedError';
+  /** Milliseconds until a call would be admitted. */
+  readonly retryAfterMs: number;
+  constructor(policy: string, retryAfterMs: number) {
+    super(`rate limit exceeded (${policy}); retry after ${retryAfterMs} ms`, policy);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** A bulkhead had no slot and no queue room (`BULKHEAD_FULL`). */
+export class BulkheadRejectedError extends ResilienceError {
+  readonly code = 'BULKHEAD_FULL' as const;
+  override readonly name = 'BulkheadRejectedError';
+  constructor(policy: string, message = `bulkhead is full (${policy})`) {
+    super(message, policy);
+  }
+}
+
+/** Another caller holds the idempotency key and `onInProgress` is `'reject'` (`IDEMPOTENCY_IN_PROGRESS`). */
+export class IdempotencyInProgressError extends ResilienceError {
+  readonly code = 'IDEMPOTENCY_IN_PROGRESS' as const;
+  override readonly name = 'IdempotencyInProgressError';
+  /** The key in progress. */
+  readonly key: string;
+  constructor(policy: string, key: string) {
+    super(`operation for key "${key}" is already in progress (${policy})`, policy);
+    this.key = key;
+  }
+}
+
+/** The idempotent executor found no key (`IDEMPOTENCY_KEY_MISSING`). */
+export class IdempotencyKeyMissingError extends ResilienceError {
+  readonly code = 'IDEMPOTENCY_KEY_MISSING' as const;
+  override readonly name = 'IdempotencyKeyMissingError';
+  constructor(policy: string) {
+    super(`no idempotency key: pass { key } to execute or a key(ctx) option (${policy})`, policy);
+  }
+}
+
+/** A store (Redis or another) could not be reached in time (`STORE_UNAVAILABLE`). */
+export class StoreUnavailableError extends ResilienceError {
+  readonly code = 'STORE_UNAVAILABLE' as const;
+  override readonly name = 'StoreUnavailableError';
+  constructor(policy: string, message: string, options?: { cause?: unknown }) {
+    super(message, policy, options);
+  }
+}
+
+/** One problem found in options or config: where, and what rule it breaks. */
+export interface ConfigIssue {
+  /** Where, as `policies[1].maxAttempts`; empty for the whole value. */
+  readonly path: string;
+  /** The rule broken, in words. */
+  readonly message: string;
+}
+
+/** Options or config broke a rule (`INVALID_CONFIG`); `issues` lists every problem at once. */
+export class ConfigError extends ResilienceError {
+  readonly code = 'INVALID_CONFIG' as const;
+  override readonly name = 'ConfigError';
+  /** Every problem found, each with its path. */
+  readonly issues: readonly ConfigIssue[];
+  constructor(policy: string, issues: readonly ConfigIssue[]) {
+    super(`invalid ${policy} options: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`, policy);
+    this.issues = issues;
+  }
+}
+
+function hasCode(value: unknown, code: ResilienceErrorCode): boolean {
+  return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === code;
+}
+
+/** True for any error breakwater threw, from any copy of the package. */
+export function isResilienceError(value: unknown): value is ResilienceError {
+  return typeof value === 'object' && value !== null && typeof (value as { [BRAND]?: unknown })[BRAND] === 'string';
+}
+/** True for a {@link BrokenCircuitError}. */
+export const isBrokenCircuitError = (value: unknown): value is BrokenCircuitError => hasCode(value, 'BREAKER_OPEN');
+/** True for a {@link TimeoutError}. */
+export const isTimeoutError = (value: unknown): value is TimeoutError => hasCode(value, 'TIMEOUT');
+/** True for a {@link RateLimitedError}. */
+export const isRateLimitedError = (value: unknown): value is RateLimitedError => hasCode(value, 'RATE_LIMITED');
+/** True for a {@link BulkheadRejectedError}. */
+export const isBulkheadRejectedError = (value: unknown): value is BulkheadRejectedError => hasCode(value, 'BULKHEAD_FULL');
+/** True for an {@link IdempotencyInProgressError}. */
+export const isIdempotencyInProgressError = (value: unknown): value is IdempotencyInProgressError =>
+  hasCode(value, 'IDEMPOTENCY_IN_PROGRESS');
+/** True for an {@link IdempotencyKeyMissingError}. */
+export const isIdempotencyKeyMissingError = (value: unknown): value is IdempotencyKeyMissingError =>
+  hasCode(value, 'IDEMPOTENCY_KEY_MISSING');
+/** True for a {@link StoreUnavailableError}. */
+export const isStoreUnavailableError = (value: unknown): value is StoreUnavailableError => hasCode(value, 'STORE_UNAVAILABLE');
+/** True for a {@link ConfigError}. */
+export const isConfigError = (value: unknown): value is ConfigError => hasCode(value, 'INVALID_CONFIG');
+
+/**
+ * True for breakwater's own load-shedding rejections (open breaker, rate
+ * limit, full bulkhead, idempotency in progress): never retried, never a
+ * success or failure for a breaker (spec rule 6); fallbacks do answer them.
+ */
+export function isShedRejection(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const code = (value as { [BRAND]?: unknown })[BRAND];
+  return code === 'BREAKER_OPEN' || code === 'RATE_LIMITED' || code === 'BULKHEAD_FULL' || code === 'IDEMPOTENCY_IN_PROGRESS';
+}

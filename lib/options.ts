@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { Clock } from './clock.js';
+import { ConfigError, type ConfigIssue } from './errors.js';
+
+/** Formats a zod issue path as `policies[1].maxAttempts`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/** Turns zod's issues into breakwater's, each with its path and the rule in words. */
+export function toConfigIssues(error: z.ZodError, prefix: readonly PropertyKey[] = []): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        issues.push({ path: formatPath([...prefix, ...issue.path, key]), message: 'unknown option' });
+      }
+    } else if (issue.code === 'invalid_union' && 'errors' in issue && issue.errors.length > 0) {
+      // Report the branch that got furthest rather than "invalid input".
+      const best = issue.errors.reduce((a, b) => (b.length < a.length ? b : a));
+      for (const sub of best) {
+        issues.push({ path: formatPath([...prefix, ...issue.path, ...sub.path]), message: sub.message });
+      }
+    } else {
+      issues.push({ path: formatPath([...prefix, ...issue.path]), message: issue.message });
+    }
+  }
+  return issues;
+}
+
+/**
+ * Validates `input` against `schema` once, at construction, and returns the
+ * parsed (defaulted) options; throws a {@link ConfigError} listing every
+ * problem, each with its path.
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, policy: string): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ConfigError(policy, toConfigIssues(result.error));
+}
+
+function isClock(value: unknown): value is Clock {
+  const c = value as Clock;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof c.now === 'function' &&
+    typeof c.setTimeout === 'function' &&
+    typeof c.clearTimeout === 'function'
+  );
+}
+
+/** A {@link Clock}: an object with `now`, `setTimeout` and `clearTimeout`. */
+export const clockSchema = z.custom<Clock>(isClock, { message: 'expected a Clock (now, setTimeout, clearTimeout)' });
+
+/** A random source: a function returning a number in [0, 1). */
+export const randomSchema = z.custom<() => number>((v) => typeof v === 'function', {
+  message: 'expected a function returning a number in [0, 1)',
+});
+
+/** A function option of any signature; its type is written by hand where it is used. */
+export const fnSchema = <F extends (...args: never[]) => unknown>() =>
+  z.custom<F>((v) => typeof v === 'function', { message: 'expected a function' });
+
+/** A policy name. */
+export const nameSchema = z.string().min(1, { message: 'expected a non-empty string' });
+
+/** A finite number of milliseconds greater than zero. */
+export const positiveMs = z
+  .number({ message: 'expected a number of milliseconds' })
+  .refine((n) => Number.isFinite(n), { message: 'expected a finite number' })
+  .refine((n) => n > 0, { message: 'expected a number greater than 0' });
+
+/** A finite number of milliseconds, zero allowed. */
+export const nonNegativeMs = z
+  .number({ message: 'expected a number of milliseconds' })
+  .refine((n) => Number.isFinite(n), { message: 'expected a finite number' })
+  .refine((n) => n >= 0, { message: 'expected a number >= 0' });

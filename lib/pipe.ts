@@ -1,0 +1,74 @@
+import { merge, type Observable } from 'rxjs';
+import { systemClock, type Clock } from './clock.js';
+import { executeWith, runNext } from './context.js';
+import type { PolicyEvent } from './events.js';
+import { ANSWER, RUN, type AltOf, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
+
+function clockOf(policies: readonly Policy<unknown>[]): Clock {
+  for (const p of policies) {
+    const c = (p as { clock?: Clock }).clock;
+    if (c !== undefined && typeof c.now === 'function') return c;
+  }
+  return systemClock;
+}
+
+/**
+ * A composition of policies. The first policy is closest to the operation;
+ * each next one wraps everything before it. Its `events$` merges its
+ * policies' events (each carries its `policy` name).
+ *
+ * @typeParam T - the union of what its policies may answer instead of the operation.
+ */
+export class Pipeline<T = never> implements Policy<T> {
+  declare readonly [ANSWER]?: () => T;
+  readonly name: string;
+  /** The policies, innermost first, nested pipelines flattened. */
+  readonly policies: readonly Policy<unknown>[];
+  readonly events$: Observable<PolicyEvent>;
+  /** The clock of the root context. */
+  readonly clock: Clock;
+  private readonly head: Chain | undefined;
+
+  constructor(policies: readonly Policy<unknown>[], options: { name?: string; clock?: Clock } = {}) {
+    const flat: Policy<unknown>[] = [];
+    for (const p of policies) {
+      if (p instanceof Pipeline) flat.push(...(p.policies as Policy<unknown>[]));
+      else flat.push(p);
+    }
+    this.policies = flat;
+    this.name = options.name ?? 'pipeline';
+    this.clock = options.clock ?? clockOf(flat);
+    let head: Chain | undefined;
+    for (const policy of flat) head = { policy, next: head };
+    this.head = head;
+    this.events$ = merge(...flat.map((p) => p.events$));
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
+    if (next === undefined) return runNext(op, ctx, this.head) as Promise<R | T>;
+    // Used as a layer of someone else's chain: continue into `next` after our own layers.
+    let head: Chain | undefined = next;
+    for (const policy of this.policies) head = { policy, next: head };
+    return runNext(op, ctx, head) as Promise<R | T>;
+  }
+}
+
+/**
+ * Composes policies: the first is closest to the operation, each next one
+ * wraps everything before it, so `pipe(a, b, c)` is `c(b(a(op)))` and means
+ * the same as `policy().a().b().c()`. The result type is the operation's
+ * result or any policy's alternative answer.
+ *
+ * @example
+ * ```ts
+ * const p = pipe(timeout(300), retry({ maxAttempts: 3 }), fallback(() => null));
+ * const user = await p.execute(getUser); // User | null
+ * ```
+ */
+export function pipe<const P extends readonly Policy<unknown>[]>(...policies: P): Pipeline<AltOf<P[number]>> {
+  return new Pipeline<AltOf<P[number]>>(policies);
+}

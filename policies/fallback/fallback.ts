@@ -1,0 +1,134 @@
+import type { Observable } from 'rxjs';
+import { systemClock } from '../../lib/clock.js';
+import { executeWith, hardAborted, runNext } from '../../lib/context.js';
+import { ConfigError } from '../../lib/errors.js';
+import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { judge } from '../../lib/judge.js';
+import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { FallbackOptionsSchema, HandlerSchema, type FallbackHandler, type FallbackOptions } from './options.js';
+
+/**
+ * Answers a failed call from one or more handlers, tried in order (seed 002
+ * §3.2). When every handler fails, the original thrown value is rethrown,
+ * unchanged, and the handlers' errors are reported in a `fallbackFailed`
+ * event. The caller's own cancellation is never answered, and no handler
+ * starts once the call's signal has aborted.
+ *
+ * @typeParam T - the union of the handlers' answer types.
+ * @example
+ * ```ts
+ * const f = fallbackChain(() => cache.get(id), () => replica.get(id), () => DEFAULT_USER);
+ * ```
+ */
+export class FallbackPolicy<T> implements Policy<T> {
+  declare readonly [ANSWER]?: () => T;
+  readonly name: string;
+  readonly events$: Observable<PolicyEvent>;
+  private readonly events = new EventSource();
+  private readonly handle: ((error: unknown) => boolean) | undefined;
+  private readonly handleResult: ((result: unknown) => boolean) | undefined;
+
+  constructor(
+    private readonly handlers: readonly FallbackHandler<T>[],
+    options: FallbackOptions & { name?: string } = {},
+  ) {
+    const o = parseOptions(FallbackOptionsSchema, options, 'fallback');
+    this.name = o.name ?? (handlers.length === 1 ? 'fallback' : 'fallbackChain');
+    this.handle = o.handle;
+    this.handleResult = o.handleResult;
+    this.events$ = this.events.events$;
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
+    return executeWith(this, op, options, systemClock);
+  }
+
+  async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
+    const start = this.events.observed ? ctx.clock.now() : 0;
+    let failure: unknown;
+    try {
+      const value = await runNext(op, ctx, next);
+      if (this.handleResult === undefined || !judge(this.handleResult, value)) {
+        if (this.events.observed) this.outcome(ctx, 'success', start);
+        return value;
+      }
+      failure = value;
+    } catch (error) {
+      if (hardAborted(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
+        if (this.events.observed) this.outcome(ctx, 'failure', start, error);
+        throw error;
+      }
+      failure = error;
+    }
+    return this.answer(failure, ctx, start);
+  }
+
+  private async answer(failure: unknown, ctx: ExecutionContext, start: number): Promise<T> {
+    const handlerErrors: unknown[] = [];
+    for (let i = 0; i < this.handlers.length; i++) {
+      // Rule 3: nothing answers once the caller or an enclosing deadline has given up.
+      if (hardAborted(ctx)) break;
+      try {
+        const answer = await this.handlers[i]!(failure, ctx);
+        if (this.events.observed) {
+          this.events.emit({ type: 'fallback', policy: this.name, handler: i, error: failure });
+          this.outcome(ctx, 'fallback', start, failure);
+        }
+        return answer;
+      } catch (handlerError) {
+        handlerErrors.push(handlerError);
+      }
+    }
+    if (this.events.observed) {
+      this.events.emit({ type: 'fallbackFailed', policy: this.name, error: failure, handlerErrors });
+      this.outcome(ctx, 'failure', start, failure);
+    }
+    throw failure;
+  }
+
+  private outcome(ctx: ExecutionContext, result: 'success' | 'failure' | 'fallback', start: number, error?: unknown): void {
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: ctx.clock.now() - start, error });
+  }
+}
+
+function checkHandlers(handlers: readonly unknown[], policy: string): void {
+  if (handlers.length === 0) throw new ConfigError(policy, [{ path: '', message: 'expected at least one handler' }]);
+  handlers.forEach((h, i) => {
+    const r = HandlerSchema.safeParse(h);
+    if (!r.success) throw new ConfigError(policy, toConfigIssues(r.error, [i]));
+  });
+}
+
+/**
+ * Answers a failed call with `handler(error, ctx)`: a value or a promise.
+ * `T` is the handler's answer type, so `fallback(() => null)` makes the
+ * pipeline's result `R | null`.
+ *
+ * @example
+ * ```ts
+ * const user = await policy().timeout(300).fallback(() => GUEST).execute(getUser); // User | typeof GUEST
+ * ```
+ */
+export function fallback<F>(handler: FallbackHandler<F>, options?: FallbackOptions): FallbackPolicy<F> {
+  checkHandlers([handler], 'fallback');
+  return new FallbackPolicy<F>([handler], options);
+}
+
+/** The union of the answer types of fallback handlers. */
+export type AnswerOf<H extends readonly FallbackHandler<unknown>[]> = H[number] extends FallbackHandler<infer F> ? F : never;
+
+/**
+ * Tries each handler in order until one answers (seed 002 §3.2); when all
+ * fail, rejects with the original thrown value, unchanged.
+ *
+ * @example
+ * ```ts
+ * const p = policy().timeout(300).fallbackChain(fromCache, fromReplica, () => DEFAULT);
+ * ```
+ */
+export function fallbackChain<const H extends readonly FallbackHandler<unknown>[]>(...handlers: H): FallbackPolicy<AnswerOf<H>> {
+  checkHandlers(handlers, 'fallbackChain');
+  return new FallbackPolicy<AnswerOf<H>>(handlers as unknown as readonly FallbackHandler<AnswerOf<H>>[]);
+}
+

@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { parseOptions, positiveMs, nonNegativeMs } from '../../lib/options.js';
+
+/** How retry spreads the delays of simultaneous callers. See {@link exponential}. */
+export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated' | 'proportional';
+
+/**
+ * Computes the delay before a retry. `retry` is 1 before the first retry;
+ * `previous` is the delay used before the last one (0 before the first).
+ */
+export interface Backoff {
+  /** Milliseconds to wait before retry number `retry`. */
+  delay(retry: number, error: unknown, previous: number, random: () => number): number;
+}
+
+/** A custom backoff: `(retry, error) => ms`, `retry` being 1 before the first retry. */
+export type BackoffFunction = (retry: number, error: unknown) => number;
+
+class ConstantBackoff implements Backoff {
+  constructor(private readonly ms: number) {}
+  delay(): number {
+    return this.ms;
+  }
+}
+
+class LinearBackoff implements Backoff {
+  constructor(
+    private readonly ms: number,
+    private readonly step: number,
+  ) {}
+  delay(retry: number): number {
+    return this.ms + this.step * (retry - 1);
+  }
+}
+
+const ExponentialSchema = z
+  .object({
+    /** @defaultValue 100 */
+    initial: positiveMs.default(100),
+    /** @defaultValue 2 */
+    multiplier: z
+      .number()
+      .refine((n) => Number.isFinite(n) && n >= 1, { message: 'expected a finite number >= 1' })
+      .default(2),
+    /** @defaultValue 10_000 */
+    max: positiveMs.default(10_000),
+    /** @defaultValue `'full'` */
+    jitter: z.enum(['none', 'full', 'equal', 'decorrelated', 'proportional']).default('full'),
+  })
+  .strict()
+  .refine((o) => o.max >= o.initial, { message: 'max must be >= initial', path: ['max'] });
+
+/** Options of {@link exponential}. */
+export type ExponentialOptions = z.input<typeof ExponentialSchema>;
+
+class ExponentialBackoff implements Backoff {
+  constructor(private readonly o: z.output<typeof ExponentialSchema>) {}
+
+  delay(retry: number, _error: unknown, previous: number, random: () => number): number {
+    const { initial, multiplier, max, jitter } = this.o;
+    const base = Math.min(max, initial * multiplier ** (retry - 1));
+    switch (jitter) {
+      case 'none':
+        return base;
+      case 'full':
+        return random() * base;
+      case 'equal':
+        return base / 2 + (random() * base) / 2;
+      case 'decorrelated': {
+        // AWS "decorrelated jitter": grows from the previous delay, not the attempt count.
+        const prev = previous > 0 ? previous : initial;
+        return Math.min(max, initial + random() * (prev * 3 - initial));
+      }
+      case 'proportional':
+        // Seed 002 §4.1: base·2^i + rand[0, base·i): the jitter's ceiling grows with the retry count.
+        return Math.min(max, initial * 2 ** retry + random() * initial * retry);
+    }
+  }
+}
+
+/**
+ * The same delay before every retry.
+ * @example
+ * ```ts
+ * retry({ maxAttempts: 5, backoff: constant(200) });
+ * ```
+ */
+export function constant(ms: number): Backoff {
+  return new ConstantBackoff(parseOptions(nonNegativeMs, ms, 'constant'));
+}
+
+/**
+ * `ms` before the first retry, `step` more before each next one.
+ * @example
+ * ```ts
+ * retry({ backoff: linear(100, 50) }); // 100, 150, 200 ms
+ * ```
+ */
+export function linear(ms: number, step: number): Backoff {
+  const o = parseOptions(z.object({ ms: nonNegativeMs, step: nonNegativeMs }), { ms, step }, 'linear');
+  return new LinearBackoff(o.ms, o.step);
+}
+
+/**
+ * Exponential backoff, `min(max, initial·multiplier^(retry−1))`, with jitter:
+ * `'none'`; `'full'` (random in [0, d)); `'equal'` (d/2 + random in [0, d/2));
+ * `'decorrelated'` (AWS: min(max, random in [initial, previous·3)));
+ * `'proportional'` (seed 002 §4.1: initial·2^retry + random in [0, initial·retry), capped at max).
+ * Defaults: initial 100 ms, multiplier 2, max 10 s, full jitter: the default backoff of `retry`.
+ * @example
+ * ```ts
+ * retry({ backoff: exponential({ initial: 50, max: 2_000, jitter: 'equal' }) });
+ * ```
+ */
+export function exponential(options: ExponentialOptions = {}): Backoff {
+  return new ExponentialBackoff(parseOptions(ExponentialSchema, options, 'exponential'));
+}
+
+/** Adapts a custom backoff function. */
+export function fromFunction(fn: BackoffFunction): Backoff {
+  return { delay: (retry, error) => fn(retry, error) };
+}
+
+/** True for a {@link Backoff} object. */
+export function isBackoff(value: unknown): value is Backoff {
+  return typeof value === 'object' && value !== null && typeof (value as Backoff).delay === 'function';
+}

@@ -1,0 +1,184 @@
+import type { Observable } from 'rxjs';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Scope } from '../../lib/context.js';
+import { isShedRejection } from '../../lib/errors.js';
+import { EventSource, type GiveUpEvent, type PolicyEvent } from '../../lib/events.js';
+import { judge } from '../../lib/judge.js';
+import { parseOptions } from '../../lib/options.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
+import type { RetryBudget } from './budget.js';
+import { RetryOptionsSchema, type RetryOptions } from './options.js';
+
+type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
+
+/**
+ * Tries a call again when it fails: `maxAttempts` tries in all, with backoff
+ * and jitter between them. The last error is rethrown unchanged. It never
+ * retries the caller's own cancellation or breakwater's load-shedding
+ * rejections, never starts a sleep that would end at or past the deadline,
+ * and a caller's abort ends a sleep at once.
+ *
+ * @example
+ * ```ts
+ * const r = retry({ maxAttempts: 3, backoff: exponential({ initial: 100, jitter: 'full' }) });
+ * ```
+ */
+export class RetryPolicy implements Policy<never> {
+  declare readonly [ANSWER]?: () => never;
+  readonly name: string;
+  /** Total tries, the first included. */
+  readonly maxAttempts: number;
+  readonly events$: Observable<PolicyEvent>;
+  private readonly events = new EventSource();
+  private readonly backoff: Backoff;
+  private readonly handle: ((error: unknown) => boolean) | undefined;
+  private readonly handleResult: ((result: unknown) => boolean) | undefined;
+  private readonly budget: RetryBudget | undefined;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+
+  constructor(options: RetryOptions = {}) {
+    const o = parseOptions(RetryOptionsSchema, options, 'retry');
+    this.name = o.name;
+    this.maxAttempts = o.maxAttempts;
+    this.backoff = o.backoff === undefined ? exponential() : isBackoff(o.backoff) ? o.backoff : fromFunction(o.backoff);
+    this.handle = o.handle;
+    this.handleResult = o.handleResult;
+    this.budget = o.budget;
+    this.clock = o.clock ?? systemClock;
+    this.random = o.random ?? Math.random;
+    this.events$ = this.events.events$;
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+    const c = toContext(ctx);
+    const observed = this.events.observed;
+    const start = observed || this.budget !== undefined ? this.clock.now() : 0;
+    this.budget?.onCall(start);
+    let previousDelay = 0;
+    for (let attempt = 1; ; attempt++) {
+      let value: R | undefined;
+      let error: unknown;
+      let verdict: Verdict;
+      let thrown = false;
+      const attemptStart = this.budget?.onAttempt !== undefined ? this.clock.now() : 0;
+      try {
+        value = await runNext(op, c.withAttempt(attempt), next);
+        verdict = this.handleResult !== undefined && judge(this.handleResult, value) ? 1 : 0;
+        error = value;
+      } catch (e) {
+        error = e;
+        thrown = true;
+        verdict = hardAborted(c) || isShedRejection(e) || (this.handle !== undefined && !judge(this.handle, e)) ? 2 : 1;
+      }
+      if (this.budget?.onAttempt !== undefined) {
+        const now = this.clock.now();
+        this.budget.onAttempt(now - attemptStart, now);
+      }
+      if (verdict === 0) {
+        if (this.events.observed) this.succeeded(attempt, start);
+        return value as R;
+      }
+      let reason: GiveUpEvent['reason'] | undefined;
+      let delay = 0;
+      if (verdict === 2) reason = hardAborted(c) ? 'cancelled' : 'notHandled';
+      else if (attempt >= this.maxAttempts) reason = 'maxAttempts';
+      else if (c.scope?.aborted) reason = 'cancelled';
+      else {
+        delay = this.delayFor(attempt, error, previousDelay);
+        const now = this.clock.now();
+        // Rule 4: no sleep that would leave no time for the attempt after it.
+        if (c.deadline !== undefined && now + delay >= c.deadline) reason = 'deadline';
+        else if (this.budget !== undefined && !this.budget.tryRetry(now)) reason = 'budget';
+      }
+      if (reason !== undefined) {
+        if (this.events.observed) this.gaveUp(attempt, error, reason, start);
+        // A result judged a failure is still the caller's answer once retrying ends.
+        if (!thrown) return value as R;
+        throw error;
+      }
+      // Emit before sleeping, so a listener can advance a test clock.
+      if (this.events.observed) this.events.emit({ type: 'retry', policy: this.name, attempt: attempt + 1, delayMs: delay, error });
+      previousDelay = delay;
+      if (delay > 0) await sleep(this.clock, delay, c.scope);
+      else if (c.scope?.aborted) throw c.scope.reason;
+    }
+  }
+
+  private delayFor(attempt: number, error: unknown, previous: number): number {
+    const hinted = (error as { retryAfterMs?: unknown } | null | undefined)?.retryAfterMs;
+    if (typeof hinted === 'number' && Number.isFinite(hinted) && hinted >= 0) return hinted;
+    const d = this.backoff.delay(attempt, error, previous, this.random);
+    return Number.isFinite(d) && d > 0 ? d : 0;
+  }
+
+  private succeeded(attempts: number, start: number): void {
+    this.events.emit({ type: 'success', policy: this.name, attempts });
+    this.events.emit({ type: 'outcome', policy: this.name, result: 'success', durationMs: this.clock.now() - start });
+  }
+
+  private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number): void {
+    this.events.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
+    const result = isShedRejection(error) ? 'rejected' : 'failure';
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  }
+}
+
+class Sleep implements AbortListener {
+  private handle: unknown;
+  private resolve!: () => void;
+  private reject!: (error: unknown) => void;
+  readonly promise: Promise<void>;
+
+  constructor(
+    private readonly clock: Clock,
+    ms: number,
+    private readonly scope: Scope | undefined,
+  ) {
+    this.promise = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    if (scope !== undefined) {
+      if (scope.aborted) {
+        this.reject(scope.reason);
+        return;
+      }
+      scope.add(this);
+    }
+    this.handle = clock.setTimeout(this.wake, ms);
+  }
+
+  onAbort(scope: Scope): void {
+    this.clock.clearTimeout(this.handle);
+    this.reject(scope.reason);
+  }
+
+  private readonly wake = (): void => {
+    this.scope?.remove(this);
+    this.resolve();
+  };
+}
+
+/** Waits `ms` on `clock`, ending at once (rejecting with the reason) when `scope` aborts. */
+export function sleep(clock: Clock, ms: number, scope: Scope | undefined): Promise<void> {
+  return new Sleep(clock, ms, scope).promise;
+}
+
+/**
+ * Makes a {@link RetryPolicy}. Defaults: 3 attempts in all, exponential
+ * backoff from 100 ms (x2, max 10 s) with full jitter, every error retried.
+ *
+ * @example
+ * ```ts
+ * const p = policy().timeout(1_000).retry({ maxAttempts: 3 }); // 1 s per attempt
+ * ```
+ */
+export function retry(options: RetryOptions = {}): RetryPolicy {
+  return new RetryPolicy(options);
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { fallback, pipe, policy, retry, timeout, TimeoutError, constant } from '../../lib/index.js';
+import { TestClock } from '../../lib/testing.js';
+
+const START = 1_700_000_000_000;
+
+describe('composition order', () => {
+  it('timeout then retry gives each attempt its own timeout', async () => {
+    const clock = new TestClock(START);
+    let calls = 0;
+    const p = policy({ clock }).timeout(100).retry({ maxAttempts: 3, backoff: constant(0) });
+    const result = p.execute(() => {
+      calls++;
+      return calls < 3 ? new Promise<number>(() => {}) : 42;
+    });
+    await clock.advance(100);
+    await clock.advance(100);
+    await expect(result).resolves.toBe(42);
+    expect(calls).toBe(3);
+    expect(clock.now()).toBe(START + 200);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('retry then timeout bounds all attempts together', async () => {
+    const clock = new TestClock(START);
+    let calls = 0;
+    const p = policy({ clock }).retry({ maxAttempts: 5, backoff: constant(30) }).timeout(100);
+    const slow = policy({ clock }).retry({ maxAttempts: 5, backoff: constant(30) }).timeout(100);
+    let slowCalls = 0;
+    const slowResult = slow.execute(() => {
+      slowCalls++;
+      return new Promise<number>(() => {});
+    });
+    const slowSettled = expect(slowResult).rejects.toBeInstanceOf(TimeoutError);
+    const result = p.execute(() => {
+      calls++;
+      return Promise.reject(new Error('boom'));
+    });
+    let settledAt = 0;
+    result.catch(() => (settledAt = clock.now()));
+    await clock.advance(100);
+    // attempts at 0, 30, 60, 90; the sleep that would end at 120 is never
+    // started: retry gives up at 90 with the last error (rule 4)
+    await expect(result).rejects.toThrow('boom');
+    expect(settledAt).toBe(START + 90);
+    expect(calls).toBe(4);
+    await slowSettled;
+    expect(slowCalls).toBe(1);
+    await clock.advance(100);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('pipe(a, b, c) is c wrapping b wrapping a, like the builder', async () => {
+    const order: string[] = [];
+    const tag = (name: string) =>
+      fallback(
+        (e) => {
+          order.push(name);
+          throw e;
+        },
+        { name },
+      );
+    const op = () => Promise.reject(new Error('x'));
+    await expect(pipe(tag('a'), tag('b'), tag('c')).execute(op)).rejects.toThrow('x');
+    expect(order).toEqual(['a', 'b', 'c']);
+    order.length = 0;
+    await expect(policy().use(tag('a')).use(tag('b')).use(tag('c')).execute(op)).rejects.toThrow('x');
+    expect(order).toEqual(['a', 'b', 'c']);
+  });
+
+  it('the canonical chain answers from the fallback after retries time out', async () => {
+    const clock = new TestClock(START);
+    const p = pipe(timeout({ ms: 50, clock }), retry({ maxAttempts: 2, backoff: constant(10), clock }), fallback(() => 'stale' as const));
+    const r = p.execute(() => new Promise<string>(() => {}));
+    await clock.advance(50);
+    await clock.advance(10);
+    await clock.advance(50);
+    await expect(r).resolves.toBe('stale');
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
