@@ -33,7 +33,7 @@ export class TimeoutPolicy implements Policy<never> {
   private readonly timer: DeadlineTimer;
 
   constructor(options: number | TimeoutOptions) {
-    const o = parseOptions(TimeoutOptionsSchema, typeof options === 'number' ? { ms: options } : options, 'timeout');
+    const o = parseOptions(TimeoutOptionsSchema, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
     this.name = o.name;
     this.ms = o.ms;
     this.mode = o.mode;

@@ -1,0 +1,34 @@
+import type { Clock } from '../../lib/clock.js';
+
+/** How a tracked promise settled, and when on the clock. */
+export type Settled<T> = { ok: true; value: T; at: number } | { ok: false; error: unknown; at: number };
+
+/** Something that settles later, observed from the start so a rejection is never unhandled. */
+export interface Tracked<T> {
+  /** Resolves (never rejects) with how the promise settled. */
+  readonly settled: Promise<Settled<T>>;
+  /** `undefined` until the promise settles. */
+  readonly now: Settled<T> | undefined;
+}
+
+/** Attaches handlers to `p` at once and records the clock time it settles at. */
+export function track<T>(p: Promise<T>, clock: Clock): Tracked<T> {
+  let now: Settled<T> | undefined;
+  const settled = p.then(
+    (value) => (now = { ok: true, value, at: clock.now() }),
+    (error: unknown) => (now = { ok: false, error, at: clock.now() }),
+  );
+  return {
+    settled,
+    get now() {
+      return now;
+    },
+  };
+}
+
+/** The error `p` rejected with; fails if it resolved. */
+export async function rejection(t: Tracked<unknown>): Promise<unknown> {
+  const s = await t.settled;
+  if (s.ok) throw new Error(`expected a rejection, got ${String(s.value)}`);
+  return s.error;
+}
