@@ -3,8 +3,8 @@
  * @packageDocumentation
  */
 export { ANSWER, RUN, type AltOf, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
-export { systemClock, type Clock, type TimerHandle } from './clock.js';
-export { executeWith, runNext, cancelledByCaller } from './context.js';
+export { systemClock, type Clock, type TimerHandle, type DeadlineEntry } from './clock.js';
+export { executeWith, runNext, cancelledByCaller, type Scope, type AbortListener } from './context.js';
 export { pipe, Pipeline } from './pipe.js';
 export { policy, PolicyBuilder, type BuilderEnv } from './builder.js';
 export {

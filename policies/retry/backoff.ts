@@ -33,7 +33,8 @@ class LinearBackoff implements Backoff {
   }
 }
 
-const ExponentialSchema = z
+/** The zod schema of {@link ExponentialOptions}. */
+export const ExponentialOptionsSchema = z
   .object({
     /** @defaultValue 100 */
     initial: positiveMs.default(100),
@@ -51,10 +52,10 @@ const ExponentialSchema = z
   .refine((o) => o.max >= o.initial, { message: 'max must be >= initial', path: ['max'] });
 
 /** Options of {@link exponential}. */
-export type ExponentialOptions = z.input<typeof ExponentialSchema>;
+export type ExponentialOptions = z.input<typeof ExponentialOptionsSchema>;
 
 class ExponentialBackoff implements Backoff {
-  constructor(private readonly o: z.output<typeof ExponentialSchema>) {}
+  constructor(private readonly o: z.output<typeof ExponentialOptionsSchema>) {}
 
   delay(retry: number, _error: unknown, previous: number, random: () => number): number {
     const { initial, multiplier, max, jitter } = this.o;
@@ -113,7 +114,7 @@ export function linear(ms: number, step: number): Backoff {
  * ```
  */
 export function exponential(options: ExponentialOptions = {}): Backoff {
-  return new ExponentialBackoff(parseOptions(ExponentialSchema, options, 'exponential'));
+  return new ExponentialBackoff(parseOptions(ExponentialOptionsSchema, options, 'exponential'));
 }
 
 /** Adapts a custom backoff function. */

@@ -1,4 +1,4 @@
 export { retry, RetryPolicy, sleep } from './retry.js';
 export { RetryOptionsSchema, type RetryOptions } from './options.js';
-export { constant, linear, exponential, type Backoff, type BackoffFunction, type ExponentialOptions, type Jitter } from './backoff.js';
+export { constant, linear, exponential, ExponentialOptionsSchema, type Backoff, type BackoffFunction, type ExponentialOptions, type Jitter } from './backoff.js';
 export type { RetryBudget } from './budget.js';
