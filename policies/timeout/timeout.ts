@@ -54,9 +54,11 @@ export class TimeoutPolicy implements Policy<never> {
     if (c.deadline !== undefined && c.deadline <= at) return runNext(op, c, next);
     const scope = new Scope(c.scope, undefined, at, this.timer, this.name, this.mode === 'cooperative');
     const guard = new TimeoutGuard<R>(scope, this, start);
-    let inner: Promise<R>;
+    const child = c.withScope(scope);
+    let inner: R | PromiseLike<R>;
     try {
-      inner = runNext(op, c.withScope(scope), next);
+      // The guard already races the operation against the scope: call it directly, not through a second race.
+      inner = next === undefined ? op(child) : runNext(op, child, next);
     } catch (error) {
       inner = Promise.reject(error);
     }
