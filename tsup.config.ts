@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'lib/index.ts', testing: 'lib/testing.ts' },
+  entry: { index: 'lib/index.ts', testing: 'lib/testing.ts', sla: 'lib/sla.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
