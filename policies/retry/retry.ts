@@ -94,7 +94,7 @@ export class RetryPolicy implements Policy<never> {
         const now = this.clock.now();
         // Rule 4: no sleep that would leave no time for the attempt after it.
         if (c.deadline !== undefined && now + delay >= c.deadline) reason = 'deadline';
-        else if (this.budget !== undefined && !this.budget.tryRetry(now)) reason = 'budget';
+        else if (this.budget !== undefined && !this.budget.tryRetry(now, attempt - 1)) reason = 'budget';
       }
       if (reason !== undefined) {
         if (this.events.observed) this.gaveUp(attempt, error, reason, start);
