@@ -1,3 +1,4 @@
+import { degrade, loadShedder, type DegradeOptions, type LoadShedderOptions } from '../policies/degrade/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
@@ -49,6 +50,16 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */
   fallback<F>(handler: FallbackHandler<F>, options?: FallbackOptions): PolicyBuilder<T | F> {
     return this.use(fallback(handler, options));
+  }
+
+  /** Wraps a {@link degrade} around the chain so far; the result type widens by the `to` handler's. */
+  degrade<F>(options: DegradeOptions<F>): PolicyBuilder<T | F> {
+    return this.use(degrade<F>({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link loadShedder} around the chain so far. */
+  loadShedder(options: LoadShedderOptions = {}): PolicyBuilder<T> {
+    return this.use(loadShedder({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link fallbackChain} around the chain so far. */

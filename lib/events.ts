@@ -72,6 +72,26 @@ export interface FallbackFailedEvent extends EventBase {
   readonly handlerErrors: readonly unknown[];
 }
 
+/** `degrade` answered a call from its `to` handler instead of calling the operation. */
+export interface DegradedEvent extends EventBase {
+  readonly type: 'degraded';
+  /** The decision's action (`'custom'` for a predicate). */
+  readonly action: string;
+  /** The signal values the decision saw. */
+  readonly signals: Readonly<Record<string, number>>;
+}
+
+/** A load shedder dropped a call. */
+export interface ShedEvent extends EventBase {
+  readonly type: 'shed';
+  /** CPU utilisation (0–1) at the decision. */
+  readonly cpu: number;
+  /** Calls in flight. */
+  readonly inFlight: number;
+  /** What recent throughput and latency can carry, scaled by the overload factor. */
+  readonly maxInFlight: number;
+}
+
 /**
  * Every event a breakwater policy emits, discriminated by `type`. Later
  * policies add their members here.
@@ -83,7 +103,9 @@ export type PolicyEvent =
   | GiveUpEvent
   | SuccessEvent
   | FallbackEvent
-  | FallbackFailedEvent;
+  | FallbackFailedEvent
+  | DegradedEvent
+  | ShedEvent;
 
 /**
  * A policy's event source: a private `Subject`, exposed as `events$`. Check

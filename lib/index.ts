@@ -13,6 +13,7 @@ export {
   TimeoutError,
   RateLimitedError,
   BulkheadRejectedError,
+  OverloadedError,
   IdempotencyInProgressError,
   IdempotencyKeyMissingError,
   StoreUnavailableError,
@@ -22,6 +23,7 @@ export {
   isTimeoutError,
   isRateLimitedError,
   isBulkheadRejectedError,
+  isOverloadedError,
   isIdempotencyInProgressError,
   isIdempotencyKeyMissingError,
   isStoreUnavailableError,
@@ -41,7 +43,10 @@ export type {
   SuccessEvent,
   FallbackEvent,
   FallbackFailedEvent,
+  DegradedEvent,
+  ShedEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
+export * from '../policies/degrade/index.js';
