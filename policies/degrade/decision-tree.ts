@@ -1,10 +1,10 @@
 import { isObservable, type Observable, type Subscription } from 'rxjs';
 import { z } from 'zod';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions, ratio } from '../../lib/options.js';
 import { DEGRADE_THRESHOLDS, degradeDecision, type DegradeDecision, type DegradeSignals, type DegradeThresholds } from '../../lib/sla.js';
 
-const unit = z.number().refine((n) => n >= 0 && n <= 1, { message: 'expected a number in [0, 1]' });
-const rate = z.number().refine((n) => Number.isFinite(n) && n >= 0, { message: 'expected a finite number >= 0' });
+const unit = ratio;
+const rate = z.number({ message: 'expected a finite number >= 0' }).nonnegative({ message: 'expected a finite number >= 0' });
 
 /** The zod schema of the decision tree's thresholds. */
 export const DecisionTreeOptionsSchema = z

@@ -1,6 +1,6 @@
 import { isObservable } from 'rxjs';
 import { z } from 'zod';
-import { clockSchema, nameSchema, positiveMs } from '../../lib/options.js';
+import { clockSchema, intAtLeast, nameSchema, positiveMs } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
 import type { SignalSource } from './signals.js';
@@ -64,20 +64,13 @@ export type DegradeOptions<F> = Omit<z.input<typeof DegradeOptionsSchema>, 'to'>
 export const LoadShedderOptionsSchema = z
   .object({
     /** CPU utilisation (0–1) from which calls may be shed (go-zero: 900‰). @defaultValue 0.9 */
-    cpuThreshold: z
-      .number()
-      .refine((n) => n > 0 && n < 1, { message: 'expected a number in (0, 1)' })
-      .default(0.9),
+    cpuThreshold: z.number({ message: 'expected a number in (0, 1)' }).gt(0, { message: 'expected a number in (0, 1)' }).lt(1, { message: 'expected a number in (0, 1)' }).default(0.9),
     /** CPU source. @defaultValue `processCpu()` */
     cpu: z.custom<SignalSource>(isSignalSource, { message: 'expected a number, a function, { value() } or an Observable<number>' }).optional(),
     /** Window of pass counts and response times (go-zero: 5 s). @defaultValue 5_000 */
     windowMs: positiveMs.default(5_000),
     /** Buckets of the window (go-zero: 50). @defaultValue 50 */
-    buckets: z
-      .number()
-      .int({ message: 'expected an integer >= 2' })
-      .min(2, { message: 'expected an integer >= 2' })
-      .default(50),
+    buckets: intAtLeast(2).default(50),
     /** After a drop, keep checking throughput this long even if CPU cools (go-zero: 1 s). @defaultValue 1_000 */
     coolOffMs: positiveMs.default(1_000),
     /** @defaultValue `'loadShedder'` */

@@ -39,10 +39,7 @@ export const ExponentialOptionsSchema = z
     /** @defaultValue 100 */
     initial: positiveMs.default(100),
     /** @defaultValue 2 */
-    multiplier: z
-      .number()
-      .refine((n) => Number.isFinite(n) && n >= 1, { message: 'expected a finite number >= 1' })
-      .default(2),
+    multiplier: z.number({ message: 'expected a finite number >= 1' }).min(1, { message: 'expected a finite number >= 1' }).default(2),
     /** @defaultValue 10_000 */
     max: positiveMs.default(10_000),
     /** @defaultValue `'full'` */

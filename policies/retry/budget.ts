@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RollingHistogram } from '../../lib/histogram.js';
-import { parseOptions, positiveMs } from '../../lib/options.js';
+import { intAtLeast, parseOptions, positiveMs, ratio } from '../../lib/options.js';
 import { sloRetryBudget } from '../../lib/sla.js';
 
 /**
@@ -23,18 +23,13 @@ export function isRetryBudget(value: unknown): value is RetryBudget {
   return typeof value === 'object' && value !== null && typeof b.onCall === 'function' && typeof b.tryRetry === 'function';
 }
 
-const ratio = z.number().refine((n) => n >= 0 && n <= 1, { message: 'expected a ratio in [0, 1]' });
-
 /** Options of {@link tokenBudget}. */
 export const TokenBudgetOptionsSchema = z
   .object({
     /** Retries may be at most this share of first attempts within the window. @defaultValue 0.1 */
     ratio: ratio.default(0.1),
     /** Retries allowed per second whatever the traffic, so quiet services can still retry. @defaultValue 10 */
-    minPerSecond: z
-      .number()
-      .refine((n) => Number.isFinite(n) && n >= 0, { message: 'expected a finite number >= 0' })
-      .default(10),
+    minPerSecond: z.number({ message: 'expected a finite number >= 0' }).nonnegative({ message: 'expected a finite number >= 0' }).default(10),
     /** How far back calls and retries count. @defaultValue 10_000 */
     windowMs: positiveMs.default(10_000),
   })
@@ -113,11 +108,7 @@ export const SloBudgetOptionsSchema = z
     /** Share of the SLO window retrying may spend. @defaultValue 0.1 */
     fraction: ratio.default(0.1),
     /** Hard cap on retries per call. @defaultValue 3 */
-    maxRetries: z
-      .number()
-      .int({ message: 'expected an integer >= 0' })
-      .min(0, { message: 'expected an integer >= 0' })
-      .default(3),
+    maxRetries: intAtLeast(0).default(3),
     /** Window of the live p99 (seed 002: the last 5 minutes). @defaultValue 300_000 */
     latencyWindowMs: positiveMs.default(300_000),
   })
