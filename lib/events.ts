@@ -92,6 +92,22 @@ export interface ShedEvent extends EventBase {
   readonly maxInFlight: number;
 }
 
+/** A pipeline built by `fromConfig` took a new config in place. */
+export interface ConfigAppliedEvent extends EventBase {
+  readonly type: 'configApplied';
+  /** 1 for the first config, then +1 per applied update. */
+  readonly version: number;
+}
+
+/** A pipeline built by `fromConfig` refused a config and kept the last good one. */
+export interface ConfigRejectedEvent extends EventBase {
+  readonly type: 'configRejected';
+  /** `'invalid'`: it broke a rule; `'structure'`: it changed which policies run, or their order. */
+  readonly reason: 'invalid' | 'structure';
+  /** Every problem, with its path. */
+  readonly issues: readonly { readonly path: string; readonly message: string }[];
+}
+
 /**
  * Every event a breakwater policy emits, discriminated by `type`. Later
  * policies add their members here.
@@ -105,7 +121,9 @@ export type PolicyEvent =
   | FallbackEvent
   | FallbackFailedEvent
   | DegradedEvent
-  | ShedEvent;
+  | ShedEvent
+  | ConfigAppliedEvent
+  | ConfigRejectedEvent;
 
 /**
  * A policy's event source: a private `Subject`, exposed as `events$`. Check

@@ -45,6 +45,8 @@ export type {
   FallbackFailedEvent,
   DegradedEvent,
   ShedEvent,
+  ConfigAppliedEvent,
+  ConfigRejectedEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';

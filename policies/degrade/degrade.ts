@@ -51,6 +51,11 @@ export class DegradePolicy<T> implements Policy<T> {
     return executeWith(this, op, options, this.clock);
   }
 
+  /** The decision in force: a {@link DecisionTree} (whose thresholds can change) or a predicate. */
+  get decision(): DecisionTree | DegradePredicate {
+    return this.when;
+  }
+
   /** Every signal's current value, as the next decision would see it. */
   readSignals(now = this.clock.now()): Record<string, number> {
     const values: Record<string, number> = {

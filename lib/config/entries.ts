@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import {
+  decisionTree,
+  DecisionTree,
+  DecisionTreeOptionsSchema,
+  degrade,
+  DegradePolicy,
+  loadShedder,
+  LoadShedderOptionsSchema,
+  type DegradeHandler,
+  type DegradePredicate,
+  type SignalSource,
+} from '../../policies/degrade/index.js';
+import { fallback, fallbackChain, type FallbackHandler } from '../../policies/fallback/index.js';
+import {
+  constant,
+  exponential,
+  linear,
+  retry,
+  RetryPolicy,
+  sloBudget,
+  SloBudgetOptionsSchema,
+  tokenBudget,
+  TokenBudgetOptionsSchema,
+  type Backoff,
+  type RetryBudget,
+} from '../../policies/retry/index.js';
+import { ExponentialShape, maxAtLeastInitial } from '../../policies/retry/backoff.js';
+import { timeout, TimeoutOptionsSchema, TimeoutPolicy } from '../../policies/timeout/index.js';
+import { intAtLeast, nameSchema, nonNegativeMs } from '../options.js';
+import type { Policy } from '../policy.js';
+import type { Resolver } from './resolve.js';
+
+const handlerName = z.string().min(1, { message: 'expected a handler name' });
+
+const BackoffConfigSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('constant'), ms: nonNegativeMs }).strict(),
+  z.object({ kind: z.literal('linear'), ms: nonNegativeMs, step: nonNegativeMs }).strict(),
+  ExponentialShape.extend({ kind: z.literal('exponential') }).refine(maxAtLeastInitial, { message: 'max must be >= initial', path: ['max'] }),
+]);
+
+const BudgetConfigSchema = z.discriminatedUnion('kind', [
+  TokenBudgetOptionsSchema.extend({ kind: z.literal('token') }),
+  SloBudgetOptionsSchema.extend({ kind: z.literal('slo') }),
+]);
+
+/** How each policy `type` of a config is validated and built. */
+export const entrySchemas = {
+  timeout: TimeoutOptionsSchema.omit({ clock: true }).extend({ type: z.literal('timeout') }),
+  retry: z
+    .object({
+      type: z.literal('retry'),
+      name: nameSchema.optional(),
+      maxAttempts: intAtLeast(1).optional(),
+      backoff: BackoffConfigSchema.optional(),
+      budget: BudgetConfigSchema.optional(),
+      handle: handlerName.optional(),
+      handleResult: handlerName.optional(),
+    })
+    .strict(),
+  fallback: z
+    .object({
+      type: z.literal('fallback'),
+      handler: handlerName,
+      handle: handlerName.optional(),
+      handleResult: handlerName.optional(),
+      name: nameSchema.optional(),
+    })
+    .strict(),
+  fallbackChain: z
+    .object({
+      type: z.literal('fallbackChain'),
+      handlers: z.array(handlerName).min(1, { message: 'expected at least one handler name' }),
+      name: nameSchema.optional(),
+    })
+    .strict(),
+  degrade: z
+    .object({
+      type: z.literal('degrade'),
+      when: z.union([z.object({ decisionTree: DecisionTreeOptionsSchema.optional() }).strict(), handlerName]),
+      signals: z.record(z.string(), z.union([z.number(), handlerName])).optional(),
+      to: handlerName,
+      rateWindowMs: nonNegativeMs.optional(),
+      name: nameSchema.optional(),
+    })
+    .strict(),
+  loadShedder: LoadShedderOptionsSchema.omit({ clock: true, cpu: true }).extend({ type: z.literal('loadShedder'), cpu: handlerName.optional() }),
+} as const;
+
+type Schemas = typeof entrySchemas;
+/** One policy of a config, by `type`. */
+export type EntryConfig = { [K in keyof Schemas]: z.output<Schemas[K]> }[keyof Schemas];
+type Entry<K extends keyof Schemas> = z.output<Schemas[K]>;
+
+function backoffOf(b: Entry<'retry'>['backoff']): Backoff | undefined {
+  if (b === undefined) return undefined;
+  if (b.kind === 'constant') return constant(b.ms);
+  if (b.kind === 'linear') return linear(b.ms, b.step);
+  const { kind: _kind, ...rest } = b;
+  return exponential(rest);
+}
+
+function budgetOf(b: Entry<'retry'>['budget']): RetryBudget | undefined {
+  if (b === undefined) return undefined;
+  if (b.kind === 'token') {
+    const { kind: _k, ...rest } = b;
+    return tokenBudget(rest);
+  }
+  const { kind: _k, ...rest } = b;
+  return sloBudget(rest);
+}
+
+const isSignalSource = (v: unknown): v is SignalSource =>
+  typeof v === 'number' || typeof v === 'function' || (typeof v === 'object' && v !== null);
+
+function retryOptions(e: Entry<'retry'>, r: Resolver, path: string) {
+  return {
+    maxAttempts: e.maxAttempts,
+    backoff: backoffOf(e.backoff),
+    budget: budgetOf(e.budget),
+    handle: r.optionalFn<(error: unknown) => boolean>(e.handle, `${path}.handle`),
+    handleResult: r.optionalFn<(result: unknown) => boolean>(e.handleResult, `${path}.handleResult`),
+  };
+}
+
+function degradeOptions(e: Entry<'degrade'>, r: Resolver, path: string) {
+  const when =
+    typeof e.when === 'string' ? r.fn<DegradePredicate>(e.when, `${path}.when`) : decisionTree(e.when.decisionTree);
+  const signals: Record<string, SignalSource> = {};
+  for (const [k, v] of Object.entries(e.signals ?? {})) {
+    const source = typeof v === 'number' ? v : r.value(v, `${path}.signals.${k}`, isSignalSource, 'a number, a function or an Observable');
+    if (source !== undefined) signals[k] = source;
+  }
+  return { when, signals, to: r.fn<DegradeHandler<unknown>>(e.to, `${path}.to`), rateWindowMs: e.rateWindowMs };
+}
+
+/** Builds the policy an entry describes, resolving handler names through `r`. */
+export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<unknown> {
+  const { clock, random } = r.env;
+  switch (e.type) {
+    case 'timeout': {
+      const { type: _t, ...o } = e;
+      return timeout({ ...o, clock });
+    }
+    case 'retry':
+      return retry({ ...retryOptions(e, r, path), ...(e.name ? { name: e.name } : {}), clock, random });
+    case 'fallback':
+      return fallback(r.fn<FallbackHandler<unknown>>(e.handler, `${path}.handler`), {
+        handle: r.optionalFn(e.handle, `${path}.handle`),
+        handleResult: r.optionalFn(e.handleResult, `${path}.handleResult`),
+        ...(e.name ? { name: e.name } : {}),
+      });
+    case 'fallbackChain': {
+      const p = fallbackChain(...e.handlers.map((h, i) => r.fn<FallbackHandler<unknown>>(h, `${path}.handlers[${i}]`)));
+      return e.name ? Object.assign(p, { name: e.name }) : p;
+    }
+    case 'degrade':
+      return degrade({ ...degradeOptions(e, r, path), ...(e.name ? { name: e.name } : {}), clock });
+    case 'loadShedder': {
+      const { type: _t, cpu, ...o } = e;
+      const source = cpu === undefined ? undefined : r.value(cpu, `${path}.cpu`, isSignalSource, 'a number, a function or an Observable');
+      return loadShedder({ ...o, ...(source !== undefined ? { cpu: source } : {}), clock });
+    }
+  }
+}
+
+/**
+ * Applies a new entry to a policy built from an entry of the same type,
+ * keeping its state (hot reload). Returns false when this type cannot change
+ * in place (the caller rebuilds nothing and refuses the config).
+ */
+export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string): boolean {
+  switch (e.type) {
+    case 'timeout':
+      if (!(policy instanceof TimeoutPolicy)) return false;
+      policy.reconfigure({ ms: e.ms, mode: e.mode });
+      return true;
+    case 'retry':
+      if (!(policy instanceof RetryPolicy)) return false;
+      policy.reconfigure(retryOptions(e, r, path));
+      return true;
+    case 'degrade': {
+      // Only the decision tree's thresholds change in place; a predicate, signals or handler swap needs a new pipeline.
+      if (!(policy instanceof DegradePolicy) || typeof e.when === 'string' || !(policy.decision instanceof DecisionTree)) return false;
+      policy.decision.setThresholds(e.when.decisionTree ?? {});
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** The discriminated union of every policy entry, on `type`. */
+export const PolicyConfigSchema = z.discriminatedUnion('type', [
+  entrySchemas.timeout,
+  entrySchemas.retry,
+  entrySchemas.fallback,
+  entrySchemas.fallbackChain,
+  entrySchemas.degrade,
+  entrySchemas.loadShedder,
+]);
