@@ -41,7 +41,14 @@ export type {
   SuccessEvent,
   FallbackEvent,
   FallbackFailedEvent,
+  HedgedEvent,
+  WonEvent,
+  InjectedEvent,
+  CacheHitEvent,
+  CacheMissEvent,
+  RevalidatedEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
+export * from '../policies/hedge/index.js';
