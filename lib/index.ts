@@ -52,3 +52,4 @@ export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
 export * from '../policies/hedge/index.js';
+export * from '../policies/chaos/index.js';
