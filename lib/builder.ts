@@ -1,3 +1,4 @@
+import { cache, type CacheOptions } from '../policies/cache/index.js';
 import { chaos, type ChaosOptions } from '../policies/chaos/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
 import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
@@ -56,6 +57,11 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link chaos} around the chain so far; the result type widens by the substitute result's. */
   chaos<C = never>(options: ChaosOptions<C>): PolicyBuilder<T | C> {
     return this.use(chaos<C>({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link cache} around the chain so far. */
+  cache(options: CacheOptions): PolicyBuilder<T> {
+    return this.use(cache({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */

@@ -53,3 +53,4 @@ export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
 export * from '../policies/hedge/index.js';
 export * from '../policies/chaos/index.js';
+export * from '../policies/cache/index.js';
