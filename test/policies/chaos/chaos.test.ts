@@ -107,6 +107,18 @@ describe('chaos', () => {
     expect(events[2]).toMatchObject({ result: 'failure', durationMs: 10 });
   });
 
+  it("the builder hands its random source and clock to chaos", async () => {
+    const clock = new TestClock(START);
+    const random = scriptedRandom(0.5, 0.05);
+    const p = policy({ clock, random }).chaos({ result: () => 'x' as const, latency: 10, injectionRate: 0.1 });
+    await expect(p.execute(() => 1)).resolves.toBe(1);
+    const r = p.execute(() => 1);
+    await clock.advance(10);
+    await expect(r).resolves.toBe('x');
+    expect(random.draws).toBe(2);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('bad options are a ConfigError naming the option', () => {
     const issue = (f: () => unknown): string => {
       try {
