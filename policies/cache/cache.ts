@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
-import { systemClock, type Clock } from '../../lib/clock.js';
-import { Context, executeWith, runNext, toContext } from '../../lib/context.js';
+import { deadlineTimerOf, systemClock, type Clock } from '../../lib/clock.js';
+import { Context, executeWith, runNext, Scope, toContext } from '../../lib/context.js';
 import { isTimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
@@ -150,25 +150,31 @@ export class CachePolicy implements Policy<never> {
     if (this.flights.get(flight.key) === flight) this.flights.delete(flight.key);
   }
 
-  /** @internal one background refresh per key at a time; callers are answered from the stale value meanwhile. */
-  revalidate<R>(key: string, op: Operation<R>, ctx: Context, next: Chain | undefined): void {
+  /**
+   * @internal one background refresh per key at a time; callers are answered
+   * from the stale value meanwhile. Nobody waits on it, so no caller's signal
+   * applies; its deadline is the end of the stale window, after which a
+   * refresh is worthless (and a hung one would block every later refresh).
+   */
+  revalidate<R>(key: string, op: Operation<R>, ctx: Context, next: Chain | undefined, until: number): void {
     if (this.refreshing.has(key)) return;
     this.refreshing.add(key);
-    // Nobody waits on the refresh, so no caller's signal or deadline applies to it.
-    const bg = new Context(this.clock, undefined, undefined, ctx.attempt, ctx.key, ctx.meta);
+    const scope = new Scope(undefined, undefined, until, deadlineTimerOf(this.clock), this.name, false);
     let p: Promise<R>;
     try {
-      p = runNext(op, bg, next);
+      p = runNext(op, new Context(this.clock, scope, until, ctx.attempt, ctx.key, ctx.meta), next);
     } catch (error) {
       p = Promise.reject(error);
     }
     p.then(
       async (value) => {
+        scope.dispose();
         const ok = await this.save(key, value);
         this.refreshing.delete(key);
         if (this.events.observed) this.events.emit({ type: 'revalidated', policy: this.name, key, ok });
       },
       (error: unknown) => {
+        scope.dispose();
         this.refreshing.delete(key);
         if (this.events.observed) this.events.emit({ type: 'revalidated', policy: this.name, key, ok: false, error });
       },

@@ -66,7 +66,7 @@ export class Flight<R> implements FlightInfo {
       this.found(stale ? 'stale' : 'hit');
       this.succeed(record.value as R);
       owner.forget(this);
-      if (stale) owner.revalidate(this.key, this.op, this.ctx, this.next);
+      if (stale) owner.revalidate(this.key, this.op, this.ctx, this.next, record.staleUntil);
       return;
     }
     this.found('miss');

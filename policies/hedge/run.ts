@@ -129,7 +129,7 @@ export class HedgeRun<R> implements DeadlineEntry {
   private arm(): void {
     for (;;) {
       const n = this.attempts.length + 1;
-      if (n > this.owner.maxHedged + 1 || this.settled) return;
+      if (n > this.owner.maxHedged + 1 || this.settled || this.ctx.scope?.aborted) return;
       const delay = this.owner.delayFor(n, this.ctx);
       if (delay === Infinity) return;
       if (delay > 0) {

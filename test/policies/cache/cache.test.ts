@@ -123,6 +123,34 @@ describe('cache', () => {
     await expect(c.execute(() => 'v2', { key: 'k' })).resolves.toBe('v1');
   });
 
+  it('a refresh that hangs is cut at the end of the stale window; the next window refreshes again', async () => {
+    const clock = new TestClock(START);
+    const c = cache({ ttlMs: 10, staleWhileRevalidateMs: 100, clock });
+    const events: PolicyEvent[] = [];
+    c.events$.subscribe((e) => events.push(e));
+    await c.execute(() => 'v1', { key: 'k' });
+    await clock.advance(20);
+    let hungSignal: AbortSignal | undefined;
+    await expect(
+      c.execute(
+        (ctx) => {
+          hungSignal = ctx.signal;
+          return new Promise<string>(() => {});
+        },
+        { key: 'k' },
+      ),
+    ).resolves.toBe('v1');
+    await clock.advance(90); // staleUntil = START + 110
+    expect(hungSignal!.aborted).toBe(true);
+    expect(events.find((e) => e.type === 'revalidated')).toMatchObject({ ok: false, error: new TimeoutError('cache') });
+    await expect(c.execute(() => 'v2', { key: 'k' })).resolves.toBe('v2');
+    await clock.advance(20);
+    await expect(c.execute(() => 'v3', { key: 'k' })).resolves.toBe('v2');
+    await clock.advance(0);
+    await expect(c.execute(() => 'v4', { key: 'k' })).resolves.toBe('v3');
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('failures are shared by the joined callers and never cached; handleResult refuses results', async () => {
     const clock = new TestClock(START);
     const c = cache({ ttlMs: 1_000, clock, handleResult: (v) => v === 503 });
