@@ -2,6 +2,8 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, hedge, policy, retry, constant, TimeoutError, type ExecutionContext, type PolicyEvent } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { Context, Scope } from '../../../lib/context.js';
+import { RUN } from '../../../lib/policy.js';
 
 const START = 1_700_000_000_000;
 
@@ -210,6 +212,23 @@ describe('hedge', () => {
     await clock.advance(25);
     await expect(r).resolves.toBe(3);
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('unlinks every attempt scope from the enclosing scope when the call settles', async () => {
+    const clock = new TestClock(START);
+    // an enclosing scope that outlives the call, as a long-lived caller's would
+    const root = new Scope(undefined, undefined, Infinity, undefined, 'root', false);
+    const ctx = new Context(clock, root, undefined, 1, undefined, {});
+    const h = hedge({ delayMs: 10, maxHedged: 2, clock });
+    const r = h[RUN]((c) => after(clock, c.attempt === 2 ? 5 : 100, c.attempt, c), ctx, undefined);
+    await clock.advance(12);
+    const links = root as unknown as { first?: unknown; rest?: unknown[] };
+    expect(links.first).toBeDefined(); // attempts linked while running
+    await clock.advance(3);
+    await expect(r).resolves.toBe(2);
+    expect(links.first).toBeUndefined();
+    expect(links.rest ?? []).toHaveLength(0);
     expect(clock.pendingTimers).toBe(0);
   });
 
