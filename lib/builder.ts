@@ -1,5 +1,8 @@
 import { degrade, loadShedder, type DegradeOptions, type LoadShedderOptions } from '../policies/degrade/index.js';
+import { cache, type CacheOptions } from '../policies/cache/index.js';
+import { chaos, type ChaosOptions } from '../policies/chaos/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
+import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
 import { systemClock, type Clock } from './clock.js';
@@ -45,6 +48,21 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link retry} around the chain so far. */
   retry(options: RetryOptions = {}): PolicyBuilder<T> {
     return this.use(retry({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link hedge} around the chain so far. */
+  hedge(options: HedgeOptions = {}): PolicyBuilder<T> {
+    return this.use(hedge({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link chaos} around the chain so far; the result type widens by the substitute result's. */
+  chaos<C = never>(options: ChaosOptions<C>): PolicyBuilder<T | C> {
+    return this.use(chaos<C>({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link cache} around the chain so far. */
+  cache(options: CacheOptions): PolicyBuilder<T> {
+    return this.use(cache({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */

@@ -108,6 +108,55 @@ export interface ConfigRejectedEvent extends EventBase {
   readonly issues: readonly { readonly path: string; readonly message: string }[];
 }
 
+/** Hedge started another attempt beside the ones running. */
+export interface HedgedEvent extends EventBase {
+  readonly type: 'hedged';
+  /** The hedged attempt that starts (2 for the first hedge; 1 is the primary). */
+  readonly attempt: number;
+  /** How long the call waited for it: the delay, or 0 when a failure started it at once. */
+  readonly delayMs: number;
+}
+
+/** Hedge took this attempt's result; the others are aborted. */
+export interface WonEvent extends EventBase {
+  readonly type: 'won';
+  /** The winning attempt (1 for the primary). */
+  readonly attempt: number;
+}
+
+/** Chaos injected a fault, latency or a substitute result into this call. */
+export interface InjectedEvent extends EventBase {
+  readonly type: 'injected';
+  readonly kind: 'fault' | 'latency' | 'result';
+  /** The latency injected, for `kind: 'latency'`. */
+  readonly delayMs?: number;
+}
+
+/** Cache answered from the store. */
+export interface CacheHitEvent extends EventBase {
+  readonly type: 'hit';
+  readonly key: string;
+  /** True when the entry was past its TTL but within the stale-while-revalidate window. */
+  readonly stale: boolean;
+}
+
+/** Cache had nothing fresh: the call ran (or joined a run already in flight for the key). */
+export interface CacheMissEvent extends EventBase {
+  readonly type: 'miss';
+  readonly key: string;
+  /** True when this caller shared a call already in flight instead of starting one. */
+  readonly coalesced: boolean;
+}
+
+/** A background stale-while-revalidate refresh settled. */
+export interface RevalidatedEvent extends EventBase {
+  readonly type: 'revalidated';
+  readonly key: string;
+  /** False when the refresh failed; the stale entry stays. */
+  readonly ok: boolean;
+  readonly error?: unknown;
+}
+
 /**
  * Every event a breakwater policy emits, discriminated by `type`. Later
  * policies add their members here.
@@ -123,7 +172,13 @@ export type PolicyEvent =
   | DegradedEvent
   | ShedEvent
   | ConfigAppliedEvent
-  | ConfigRejectedEvent;
+  | ConfigRejectedEvent
+  | HedgedEvent
+  | WonEvent
+  | InjectedEvent
+  | CacheHitEvent
+  | CacheMissEvent
+  | RevalidatedEvent;
 
 /**
  * A policy's event source: a private `Subject`, exposed as `events$`. Check

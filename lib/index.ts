@@ -47,8 +47,17 @@ export type {
   ShedEvent,
   ConfigAppliedEvent,
   ConfigRejectedEvent,
+  HedgedEvent,
+  WonEvent,
+  InjectedEvent,
+  CacheHitEvent,
+  CacheMissEvent,
+  RevalidatedEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
 export * from '../policies/degrade/index.js';
+export * from '../policies/hedge/index.js';
+export * from '../policies/chaos/index.js';
+export * from '../policies/cache/index.js';
