@@ -61,3 +61,4 @@ export * from '../policies/degrade/index.js';
 export * from '../policies/hedge/index.js';
 export * from '../policies/chaos/index.js';
 export * from '../policies/cache/index.js';
+export * from './config/index.js';

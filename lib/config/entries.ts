@@ -11,7 +11,10 @@ import {
   type DegradePredicate,
   type SignalSource,
 } from '../../policies/degrade/index.js';
+import { cache, type CacheStore } from '../../policies/cache/index.js';
+import { chaos, type ChaosFault, type ChaosResult } from '../../policies/chaos/index.js';
 import { fallback, fallbackChain, type FallbackHandler } from '../../policies/fallback/index.js';
+import { hedge, type HedgeOptions } from '../../policies/hedge/index.js';
 import {
   constant,
   exponential,
@@ -27,7 +30,8 @@ import {
 } from '../../policies/retry/index.js';
 import { ExponentialShape, maxAtLeastInitial } from '../../policies/retry/backoff.js';
 import { timeout, TimeoutOptionsSchema, TimeoutPolicy } from '../../policies/timeout/index.js';
-import { intAtLeast, nameSchema, nonNegativeMs } from '../options.js';
+import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../options.js';
+import type { ExecutionContext } from '../policy.js';
 import type { Policy } from '../policy.js';
 import type { Resolver } from './resolve.js';
 
@@ -85,6 +89,42 @@ export const entrySchemas = {
     })
     .strict(),
   loadShedder: LoadShedderOptionsSchema.omit({ clock: true, cpu: true }).extend({ type: z.literal('loadShedder'), cpu: handlerName.optional() }),
+  hedge: z
+    .object({
+      type: z.literal('hedge'),
+      /** Delay before each hedge. */
+      delayMs: nonNegativeMs.optional(),
+      /** Hedge only after a failure (the data form of `delayMs: Infinity`). */
+      afterFailure: z.boolean().optional(),
+      maxHedged: intAtLeast(1).optional(),
+      handle: handlerName.optional(),
+      handleResult: handlerName.optional(),
+      name: nameSchema.optional(),
+    })
+    .strict(),
+  chaos: z
+    .object({
+      type: z.literal('chaos'),
+      fault: handlerName.optional(),
+      latency: z.union([nonNegativeMs, handlerName]).optional(),
+      result: handlerName.optional(),
+      injectionRate: ratio.optional(),
+      enabled: z.union([z.boolean(), handlerName]).optional(),
+      name: nameSchema.optional(),
+    })
+    .strict(),
+  cache: z
+    .object({
+      type: z.literal('cache'),
+      ttlMs: positiveMs,
+      staleWhileRevalidateMs: nonNegativeMs.optional(),
+      retainMs: positiveMs.optional(),
+      store: handlerName.optional(),
+      key: handlerName.optional(),
+      handleResult: handlerName.optional(),
+      name: nameSchema.optional(),
+    })
+    .strict(),
 } as const;
 
 type Schemas = typeof entrySchemas;
@@ -134,6 +174,32 @@ function degradeOptions(e: Entry<'degrade'>, r: Resolver, path: string) {
   return { when, signals, to: r.fn<DegradeHandler<unknown>>(e.to, `${path}.to`), rateWindowMs: e.rateWindowMs };
 }
 
+const isStore = (v: unknown): v is CacheStore => typeof v === 'object' && v !== null && typeof (v as CacheStore).get === 'function';
+const named = <V>(name: string | undefined, v: V | undefined): { [k: string]: V } | object => (name === undefined || v === undefined ? {} : { [name]: v });
+
+function hedgeOptions(e: Entry<'hedge'>, r: Resolver, path: string): HedgeOptions {
+  return {
+    ...(e.afterFailure ? { delayMs: Infinity } : e.delayMs !== undefined ? { delayMs: e.delayMs } : {}),
+    ...(e.maxHedged !== undefined ? { maxHedged: e.maxHedged } : {}),
+    ...named('handle', r.optionalFn<(error: unknown) => boolean>(e.handle, `${path}.handle`)),
+    ...named('handleResult', r.optionalFn<(result: unknown) => boolean>(e.handleResult, `${path}.handleResult`)),
+    ...(e.name ? { name: e.name } : {}),
+  };
+}
+
+function chaosOptions(e: Entry<'chaos'>, r: Resolver, path: string) {
+  const latency = typeof e.latency === 'string' ? r.fn<(ctx: ExecutionContext) => number>(e.latency, `${path}.latency`) : e.latency;
+  const enabled = typeof e.enabled === 'string' ? r.fn<(ctx: ExecutionContext) => boolean>(e.enabled, `${path}.enabled`) : e.enabled;
+  return {
+    ...named('fault', r.optionalFn<(ctx: ExecutionContext) => unknown>(e.fault, `${path}.fault`) as ChaosFault | undefined),
+    ...named('latency', latency),
+    ...named('result', r.optionalFn<ChaosResult<unknown>>(e.result, `${path}.result`)),
+    ...named('enabled', enabled),
+    ...(e.injectionRate !== undefined ? { injectionRate: e.injectionRate } : {}),
+    ...(e.name ? { name: e.name } : {}),
+  };
+}
+
 /** Builds the policy an entry describes, resolving handler names through `r`. */
 export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<unknown> {
   const { clock, random } = r.env;
@@ -160,6 +226,20 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
       const { type: _t, cpu, ...o } = e;
       const source = cpu === undefined ? undefined : r.value(cpu, `${path}.cpu`, isSignalSource, 'a number, a function or an Observable');
       return loadShedder({ ...o, ...(source !== undefined ? { cpu: source } : {}), clock });
+    }
+    case 'hedge':
+      return hedge({ ...hedgeOptions(e, r, path), clock });
+    case 'chaos':
+      return chaos({ ...chaosOptions(e, r, path), clock, random });
+    case 'cache': {
+      const { type: _t, store, key, handleResult, ...o } = e;
+      return cache({
+        ...o,
+        ...named('store', store === undefined ? undefined : r.value(store, `${path}.store`, isStore, 'a CacheStore')),
+        ...named('key', r.optionalFn<(ctx: ExecutionContext) => string | undefined>(key, `${path}.key`)),
+        ...named('handleResult', r.optionalFn<(result: unknown) => boolean>(handleResult, `${path}.handleResult`)),
+        clock,
+      });
     }
   }
 }
@@ -198,4 +278,7 @@ export const PolicyConfigSchema = z.discriminatedUnion('type', [
   entrySchemas.fallbackChain,
   entrySchemas.degrade,
   entrySchemas.loadShedder,
+  entrySchemas.hedge,
+  entrySchemas.chaos,
+  entrySchemas.cache,
 ]);

@@ -1,4 +1,4 @@
-import { isObservable, merge, type Observable, type Subscription } from 'rxjs';
+import { isObservable, merge, skip, type Observable, type Subscription } from 'rxjs';
 import { systemClock } from '../clock.js';
 import { executeWith, runNext } from '../context.js';
 import { ConfigError, isConfigError, type ConfigIssue } from '../errors.js';
@@ -80,9 +80,9 @@ export class ConfigPipeline<T> implements Policy<T> {
     return this.current.entries;
   }
 
-  /** @internal follows `source` from now on. */
+  /** @internal follows `source` from now on; its first config is the one this pipeline was built from. */
   follow(source: Observable<unknown>): void {
-    this.sub = source.subscribe((config) => this.update(config));
+    this.sub = source.pipe(skip(1)).subscribe((config) => this.update(config));
   }
 
   /**
