@@ -1,3 +1,6 @@
+import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
+import { circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
+import { sreBreaker, type SreBreakerOptions } from '../policies/sre-breaker/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
@@ -44,6 +47,26 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link retry} around the chain so far. */
   retry(options: RetryOptions = {}): PolicyBuilder<T> {
     return this.use(retry({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps an SRE {@link sreBreaker} (go-zero's adaptive breaker, the default breaker) around the chain so far. */
+  breaker(options: SreBreakerOptions = {}): PolicyBuilder<T> {
+    return this.sreBreaker(options);
+  }
+
+  /** Wraps a {@link sreBreaker} around the chain so far. */
+  sreBreaker(options: SreBreakerOptions = {}): PolicyBuilder<T> {
+    return this.use(sreBreaker({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link circuitBreaker} (closed/open/half-open state machine) around the chain so far. */
+  circuitBreaker(options: CircuitBreakerOptions): PolicyBuilder<T> {
+    return this.use(circuitBreaker({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link keyedBreaker} (one breaker per `keyOf(ctx)`) around the chain so far. */
+  keyedBreaker(keyOf: KeyOf, options: BreakerRegistryOptions = {}): PolicyBuilder<T> {
+    return this.use(keyedBreaker(keyOf, { clock: this.env.clock, random: this.env.random, ...options }));
   }
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */

@@ -30,6 +30,8 @@ export {
   type ResilienceErrorCode,
 } from './errors.js';
 export { EventSource } from './events.js';
+export { RollingWindow, goZeroOrigin, leapArrayOrigin } from './window.js';
+export { BreakerPolicy, Permit, IsolationHandle } from './breaker.js';
 export type {
   PolicyEvent,
   EventBase,
@@ -41,7 +43,15 @@ export type {
   SuccessEvent,
   FallbackEvent,
   FallbackFailedEvent,
+  BreakerState,
+  StateChangeReason,
+  StateChangeEvent,
+  BreakerRejectedEvent,
+  ForcePassEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
+export * from '../policies/sre-breaker/index.js';
+export * from '../policies/circuit-breaker/index.js';
+export * from '../policies/breaker-registry/index.js';
