@@ -113,7 +113,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
 
   private evict(now: number): void {
     let b = this.oldest;
-    while (b !== undefined && b !== this.newest && now - b.lastUsedAt > this.idleMs) {
+    while (b !== undefined && now - b.lastUsedAt > this.idleMs) {
       this.unlink(b);
       this.map.delete(b.key!);
       b = this.oldest;
