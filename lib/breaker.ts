@@ -1,7 +1,7 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Clock } from './clock.js';
-import { cancelledByCaller, executeWith, hardAborted, runNext, type Context } from './context.js';
-import { isShedRejection, type BrokenCircuitError } from './errors.js';
+import { Context, executeWith, runNext } from './context.js';
+import { isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
 import { EventSource, type BreakerState, type PolicyEvent, type StateChangeReason } from './events.js';
 import { judge } from './judge.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
@@ -157,7 +157,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   }
 
   async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
-    if (hardAborted(ctx)) throw (ctx as Context).scope?.reason ?? ctx.signal.reason;
+    if (abortedHard(ctx)) throw ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason;
     const start = this.timed || this.observed ? this.clock.now() : NaN;
     const token = this.admit(start);
     let value: R;
@@ -242,8 +242,26 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /** README rules 3 and 6: what a thrown value means for the breaker. */
   private verdictOf(error: unknown, ctx: ExecutionContext): Verdict {
     // The caller's own abort records nothing; an enclosing deadline is a failure now.
-    if (hardAborted(ctx)) return cancelledByCaller(ctx) ? RELEASE : TIMEOUT;
+    if (abortedHard(ctx)) return abortedByCaller(ctx) ? RELEASE : TIMEOUT;
     if (isShedRejection(error)) return RELEASE;
     return this.handle === undefined || judge(this.handle, error) ? FAILURE : SUCCESS;
   }
+}
+
+// context.ts's hardAborted/cancelledByCaller read `ctx.signal` when a Context
+// has no scope, which makes an AbortController per call (~µs); these do not.
+
+/** True when the call's scope has aborted in a way callers stop waiting for (caller, or an aggressive deadline). */
+function abortedHard(ctx: ExecutionContext): boolean {
+  if (ctx instanceof Context) {
+    const scope = ctx.scope;
+    return scope !== undefined && scope.aborted && !scope.cooperative;
+  }
+  return ctx.signal.aborted;
+}
+
+/** True when the abort came from the caller's own signal, not a deadline. */
+function abortedByCaller(ctx: ExecutionContext): boolean {
+  if (ctx instanceof Context) return ctx.scope !== undefined && ctx.scope.byCaller;
+  return !isTimeoutError(ctx.signal.reason);
 }

@@ -68,8 +68,12 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
 
   protected admit(start: number): number {
     if (this.isolations > 0) this.shed(new BrokenCircuitError(this.name), undefined);
-    const now = start === start ? start : this.clock.now();
     const w = this.window;
+    // What is visible now is part of what the running sums hold. If failures and drops
+    // there are within `protection`, step 6 is <= 0 whatever expired (minK >= 1): pass
+    // without reading the clock.
+    if (!this.open && w.s1 + w.s2 <= this.o.protection) return this.epoch;
+    const now = start === start ? start : this.clock.now();
     w.read(now);
     const accepts = w.v0;
     const total = w.v0 + w.v1 + w.v2;
