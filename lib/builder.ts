@@ -1,6 +1,9 @@
 import { degrade, loadShedder, type DegradeOptions, type LoadShedderOptions } from '../policies/degrade/index.js';
 import { cache, type CacheOptions } from '../policies/cache/index.js';
 import { chaos, type ChaosOptions } from '../policies/chaos/index.js';
+import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
+import { circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
+import { sreBreaker, type SreBreakerOptions } from '../policies/sre-breaker/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
 import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
@@ -63,6 +66,26 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link cache} around the chain so far. */
   cache(options: CacheOptions): PolicyBuilder<T> {
     return this.use(cache({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps an SRE {@link sreBreaker} (go-zero's adaptive breaker, the default breaker) around the chain so far. */
+  breaker(options: SreBreakerOptions = {}): PolicyBuilder<T> {
+    return this.sreBreaker(options);
+  }
+
+  /** Wraps a {@link sreBreaker} around the chain so far. */
+  sreBreaker(options: SreBreakerOptions = {}): PolicyBuilder<T> {
+    return this.use(sreBreaker({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link circuitBreaker} (closed/open/half-open state machine) around the chain so far. */
+  circuitBreaker(options: CircuitBreakerOptions): PolicyBuilder<T> {
+    return this.use(circuitBreaker({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link keyedBreaker} (one breaker per `keyOf(ctx)`) around the chain so far. */
+  keyedBreaker(keyOf: KeyOf, options: BreakerRegistryOptions = {}): PolicyBuilder<T> {
+    return this.use(keyedBreaker(keyOf, { clock: this.env.clock, random: this.env.random, ...options }));
   }
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */

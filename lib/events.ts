@@ -157,6 +157,58 @@ export interface RevalidatedEvent extends EventBase {
   readonly error?: unknown;
 }
 
+/** A breaker's state: the SRE breaker is only ever `'closed'` or `'open'`. */
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+/** Why a breaker changed state. */
+export type StateChangeReason =
+  /** SRE: the step-6 drop ratio crossed 0 (up: open, down: closed). */
+  | 'dropRatio'
+  /** Closed → open: the strategy's threshold was met. */
+  | 'threshold'
+  /** Open → half-open: `openMs` passed and a call came. */
+  | 'retryTimeout'
+  /** Half-open → open: a probe failed (or was slow, for `slowCallRatio`). */
+  | 'probeFailed'
+  /** Half-open → closed: `probes` probes succeeded. */
+  | 'probesSucceeded'
+  /** Half-open → open: half-open lasted longer than `maxHalfOpenMs`. */
+  | 'halfOpenTimeout'
+  /** Forced open by `isolate()`. */
+  | 'isolated'
+  /** `reset()`, or the last isolation handle disposed. */
+  | 'reset';
+
+/** A breaker changed state; listeners run after the change. */
+export interface StateChangeEvent extends EventBase {
+  readonly type: 'stateChange';
+  readonly from: BreakerState;
+  readonly to: BreakerState;
+  readonly reason: StateChangeReason;
+  /** The figure behind the change: the ratio or count that tripped it, the SRE drop ratio; `undefined` when none applies. */
+  readonly figure: number | undefined;
+}
+
+/** A breaker shed a call. */
+export interface BreakerRejectedEvent extends EventBase {
+  readonly type: 'rejected';
+  /** The breaker's state when it shed the call. */
+  readonly state: BreakerState;
+  /** SRE: the probability the call was shed with (after the working-bucket discount). */
+  readonly dropRatio?: number;
+  /** State machine: milliseconds until the breaker may admit a call again, when known. */
+  readonly retryAfterMs?: number;
+}
+
+/** The SRE breaker let a call through because nothing had passed for longer than `forcePassMs`. */
+export interface ForcePassEvent extends EventBase {
+  readonly type: 'forcePass';
+  /** The step-6 drop ratio at the time. */
+  readonly dropRatio: number;
+  /** Milliseconds since the last call passed. */
+  readonly sinceLastPassMs: number;
+}
+
 /**
  * Every event a breakwater policy emits, discriminated by `type`. Later
  * policies add their members here.
@@ -178,7 +230,10 @@ export type PolicyEvent =
   | InjectedEvent
   | CacheHitEvent
   | CacheMissEvent
-  | RevalidatedEvent;
+  | RevalidatedEvent
+  | StateChangeEvent
+  | BreakerRejectedEvent
+  | ForcePassEvent;
 
 /**
  * A policy's event source: a private `Subject`, exposed as `events$`. Check

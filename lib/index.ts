@@ -32,6 +32,8 @@ export {
   type ResilienceErrorCode,
 } from './errors.js';
 export { EventSource } from './events.js';
+export { RollingWindow, goZeroOrigin, leapArrayOrigin } from './window.js';
+export { BreakerPolicy, Permit, IsolationHandle } from './breaker.js';
 export type {
   PolicyEvent,
   EventBase,
@@ -53,6 +55,11 @@ export type {
   CacheHitEvent,
   CacheMissEvent,
   RevalidatedEvent,
+  BreakerState,
+  StateChangeReason,
+  StateChangeEvent,
+  BreakerRejectedEvent,
+  ForcePassEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
@@ -62,3 +69,6 @@ export * from '../policies/hedge/index.js';
 export * from '../policies/chaos/index.js';
 export * from '../policies/cache/index.js';
 export * from './config/index.js';
+export * from '../policies/sre-breaker/index.js';
+export * from '../policies/circuit-breaker/index.js';
+export * from '../policies/breaker-registry/index.js';
