@@ -4,7 +4,7 @@ type AnswerOfHandler<F> = F extends (...args: never[]) => infer R ? Awaited<R> :
 type Named<H, K> = K extends keyof H ? AnswerOfHandler<H[K]> : never;
 
 /** The answer a policy entry adds, from the handler names it holds. */
-type EntryAnswer<E, H> = E extends { type: 'fallback'; handler: infer K }
+export type EntryAnswer<E, H> = E extends { type: 'fallback'; handler: infer K }
   ? Named<H, K>
   : E extends { type: 'fallbackChain'; handlers: readonly (infer K)[] }
     ? Named<H, K>
@@ -15,7 +15,7 @@ type EntryAnswer<E, H> = E extends { type: 'fallback'; handler: infer K }
         : never;
 
 /** The answer a strategy config adds, from the handler names it holds. */
-type StrategyAnswer<C, H> =
+export type StrategyAnswer<C, H> =
   | (C extends { fallback: infer K } ? Named<H, K> : never)
   | (C extends { fallbacks: readonly (infer K)[] } ? Named<H, K> : never)
   | (C extends { to: infer K } ? Named<H, K> : never);
