@@ -9,10 +9,10 @@ export const handleResultSchema = z.custom<(result: unknown) => boolean>((v) => 
 });
 
 /** A finite number. */
-export const finite = (message: string) => z.number({ message }).refine((n) => Number.isFinite(n), { message });
+export const finite = (message: string) => z.number({ message });
 
 /** A ratio in [0, 1]. */
-export const ratioSchema = finite('expected a ratio in [0, 1]').refine((n) => n >= 0 && n <= 1, { message: 'expected a ratio in [0, 1]' });
+export const ratioSchema = finite('expected a ratio in [0, 1]').min(0, { message: 'expected a ratio in [0, 1]' }).max(1, { message: 'expected a ratio in [0, 1]' });
 
 /** An integer >= `min`. */
 export const intSchema = (min: number) =>

@@ -119,9 +119,15 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     readonly name: string,
     /** The clock the breaker runs on. */
     readonly clock: Clock,
-    private readonly handle: ((error: unknown) => boolean) | undefined,
-    private readonly handleResult: ((result: unknown) => boolean) | undefined,
+    private handle: ((error: unknown) => boolean) | undefined,
+    private handleResult: ((result: unknown) => boolean) | undefined,
   ) {}
+
+  /** Replaces `handle` and `handleResult` (hot reload). */
+  protected setJudges(handle: ((error: unknown) => boolean) | undefined, handleResult: ((result: unknown) => boolean) | undefined): void {
+    this.handle = handle;
+    this.handleResult = handleResult;
+  }
 
   /** The current state; reading it never causes a transition. */
   abstract get state(): S;

@@ -11,7 +11,11 @@ import {
   type DegradePredicate,
   type SignalSource,
 } from '../../policies/degrade/index.js';
+import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../../policies/breaker-registry/index.js';
 import { cache, type CacheStore } from '../../policies/cache/index.js';
+import { CircuitBreaker, circuitBreaker, CircuitBreakerVariants, type CircuitBreakerOptions } from '../../policies/circuit-breaker/index.js';
+import { checkSre, SreBreaker, sreBreaker, SreBreakerShape } from '../../policies/sre-breaker/index.js';
+import { checkBuckets } from '../breaker-options.js';
 import { chaos, type ChaosFault, type ChaosResult } from '../../policies/chaos/index.js';
 import { fallback, fallbackChain, type FallbackHandler } from '../../policies/fallback/index.js';
 import { hedge, type HedgeOptions } from '../../policies/hedge/index.js';
@@ -48,8 +52,42 @@ const BudgetConfigSchema = z.discriminatedUnion('kind', [
   SloBudgetOptionsSchema.extend({ kind: z.literal('slo') }),
 ]);
 
+const judges = { handle: handlerName.optional(), handleResult: handlerName.optional() };
+const sreData = SreBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
+type ZodStrictObject = z.ZodObject<z.ZodRawShape, z.core.$strict>;
+// The data form of each circuit-breaker strategy: functions become handler names.
+const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
+  v
+    .omit({ clock: true, handle: true, handleResult: true } as never)
+    .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}) })
+    .superRefine((o, ctx) => checkBuckets(o as unknown as { windowMs: number; buckets: number }, ctx)),
+) as unknown as [ZodStrictObject, ...ZodStrictObject[]];
+
 /** How each policy `type` of a config is validated and built. */
 export const entrySchemas = {
+  sreBreaker: sreData.extend({ type: z.literal('sreBreaker') }).superRefine(checkSre),
+  circuitBreaker: z.discriminatedUnion(
+    'strategy',
+    (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
+      v
+        .omit({ clock: true, handle: true, handleResult: true } as never)
+        .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker') })
+        .superRefine((o, ctx) => checkBuckets(o as unknown as { windowMs: number; buckets: number }, ctx)),
+    ) as unknown as [ZodStrictObject, ...ZodStrictObject[]],
+  ),
+  keyedBreaker: z
+    .object({
+      type: z.literal('keyedBreaker'),
+      /** The `ctx.meta` label that keys the breakers (`'method'`, `'service'`, `'tenant'`). */
+      metaKey: z.string().min(1).optional(),
+      /** Or a named function `(ctx) => key`. */
+      keyOf: handlerName.optional(),
+      /** Options of each breaker: SRE by default, a circuit breaker when it names a `strategy`. */
+      defaults: z.union([z.discriminatedUnion('strategy', cbData), sreData.superRefine(checkSre)]).optional(),
+      idleMs: nonNegativeMs.optional(),
+      name: nameSchema.optional(),
+    })
+    .strict(),
   timeout: TimeoutOptionsSchema.omit({ clock: true }).extend({ type: z.literal('timeout') }),
   retry: z
     .object({
@@ -200,10 +238,45 @@ function chaosOptions(e: Entry<'chaos'>, r: Resolver, path: string) {
   };
 }
 
+/** Resolves the handler names of breaker options. */
+function breakerOptions(o: Record<string, unknown>, r: Resolver, path: string): Record<string, unknown> {
+  const { type: _t, handle, handleResult, readyToTrip, ...rest } = o;
+  return {
+    ...rest,
+    ...named('handle', r.optionalFn(handle as string | undefined, `${path}.handle`)),
+    ...named('handleResult', r.optionalFn(handleResult as string | undefined, `${path}.handleResult`)),
+    ...named('readyToTrip', r.optionalFn(readyToTrip as string | undefined, `${path}.readyToTrip`)),
+  };
+}
+
+function keyOfEntry(e: { metaKey?: string; keyOf?: string }, r: Resolver, path: string): KeyOf {
+  if (e.keyOf !== undefined) return r.fn<KeyOf>(e.keyOf, `${path}.keyOf`);
+  if (e.metaKey === undefined) {
+    r.issues.push({ path: `${path}.metaKey`, message: 'give metaKey or keyOf' });
+    return () => '';
+  }
+  const label = e.metaKey;
+  return (ctx) => ctx.meta[label] ?? '';
+}
+
 /** Builds the policy an entry describes, resolving handler names through `r`. */
 export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<unknown> {
   const { clock, random } = r.env;
   switch (e.type) {
+    case 'sreBreaker':
+      return sreBreaker({ ...breakerOptions(e, r, path), clock, random });
+    case 'circuitBreaker':
+      return circuitBreaker({ ...breakerOptions(e, r, path), clock } as unknown as CircuitBreakerOptions);
+    case 'keyedBreaker': {
+      const defaults = e.defaults === undefined ? undefined : breakerOptions(e.defaults, r, `${path}.defaults`);
+      return keyedBreaker(keyOfEntry(e, r, path), {
+        ...(defaults ? { defaults: defaults as BreakerRegistryOptions['defaults'] } : {}),
+        ...(e.idleMs !== undefined ? { idleMs: e.idleMs } : {}),
+        ...(e.name ? { name: e.name } : {}),
+        clock,
+        random,
+      });
+    }
     case 'timeout': {
       const { type: _t, ...o } = e;
       return timeout({ ...o, clock });
@@ -242,6 +315,7 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
       });
     }
   }
+  throw new Error(`unknown policy type ${(e as { type: string }).type}`);
 }
 
 /**
@@ -251,6 +325,14 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
  */
 export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string): boolean {
   switch (e.type) {
+    case 'sreBreaker':
+      if (!(policy instanceof SreBreaker)) return false;
+      policy.reconfigure(breakerOptions(e, r, path));
+      return true;
+    case 'circuitBreaker':
+      if (!(policy instanceof CircuitBreaker)) return false;
+      policy.reconfigure(breakerOptions(e, r, path) as unknown as CircuitBreakerOptions);
+      return true;
     case 'timeout':
       if (!(policy instanceof TimeoutPolicy)) return false;
       policy.reconfigure({ ms: e.ms, mode: e.mode });
@@ -272,6 +354,9 @@ export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Res
 
 /** The discriminated union of every policy entry, on `type`. */
 export const PolicyConfigSchema = z.discriminatedUnion('type', [
+  entrySchemas.sreBreaker,
+  entrySchemas.circuitBreaker,
+  entrySchemas.keyedBreaker,
   entrySchemas.timeout,
   entrySchemas.retry,
   entrySchemas.fallback,

@@ -109,7 +109,20 @@ export class ConfigPipeline<T> implements Policy<T> {
       return false;
     }
     const resolver = new Resolver(this.handlers, this.env);
-    parsed.entries.forEach((entry, i) => reconfigureEntry(this.pipeline.policies[i]!, entry, resolver, parsed.paths[i]!));
+    const policies = this.pipeline.policies;
+    let applied = 0;
+    try {
+      for (; applied < parsed.entries.length; applied++) {
+        reconfigureEntry(policies[applied]!, parsed.entries[applied]!, resolver, parsed.paths[applied]!);
+      }
+    } catch (error) {
+      // All or nothing: put back what was already changed (the old entries are known to apply).
+      for (let i = 0; i < applied; i++) reconfigureEntry(policies[i]!, this.current.entries[i]!, resolver, this.current.paths[i]!);
+      const path = parsed.paths[applied]!;
+      const issues = isConfigError(error) ? error.issues.map((x) => ({ path: x.path ? `${path}.${x.path}` : path, message: x.message })) : [{ path, message: String(error) }];
+      this.reject('invalid', issues);
+      return false;
+    }
     this.current = parsed;
     this.version++;
     if (this.configEvents.observed) this.configEvents.emit({ type: 'configApplied', policy: this.name, version: this.version });

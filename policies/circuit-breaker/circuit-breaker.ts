@@ -1,6 +1,6 @@
 import { BreakerPolicy, SUCCESS, TIMEOUT, type Verdict } from '../../lib/breaker.js';
 import { systemClock } from '../../lib/clock.js';
-import { BrokenCircuitError } from '../../lib/errors.js';
+import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { leapArrayOrigin, RollingWindow } from '../../lib/window.js';
@@ -29,8 +29,8 @@ import { tripFigure } from './strategies.js';
 export class CircuitBreaker extends BreakerPolicy<BreakerState> {
   /** @internal the statistics window (Sentinel alignment: multiples of the bucket length). */
   readonly window: RollingWindow;
-  private readonly o: ResolvedCircuitBreakerOptions;
-  private readonly slowCallMs: number;
+  private o: ResolvedCircuitBreakerOptions;
+  private slowCallMs: number;
   private current: BreakerState = 'closed';
   /** Bumped by every transition; a permit remembers the one it was admitted in. */
   private generation = 0;
@@ -57,6 +57,21 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
 
   get state(): BreakerState {
     return this.current;
+  }
+
+  /**
+   * Changes thresholds and timings in place (hot reload): the window's counts,
+   * the state and the streaks survive, and the next call sees the new options.
+   * `strategy`, `windowMs` and `buckets` shape the window and cannot change
+   * in place; asking to is a `ConfigError`, and nothing changes.
+   */
+  reconfigure(options: Omit<CircuitBreakerOptions, 'clock' | 'name'>): void {
+    const o = parseOptions(CircuitBreakerOptionsSchema, { ...options, name: this.name }, this.name);
+    const fixed = (['strategy', 'windowMs', 'buckets'] as const).filter((k) => o[k] !== this.o[k]);
+    if (fixed.length > 0) throw new ConfigError(this.name, fixed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
+    this.o = { ...o, clock: this.o.clock };
+    this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
+    this.setJudges(o.handle, o.handleResult);
   }
 
   /** The current window's counts and the current streaks. */

@@ -1,6 +1,7 @@
 export { circuitBreaker, CircuitBreaker } from './circuit-breaker.js';
 export {
   CircuitBreakerOptionsSchema,
+  CircuitBreakerVariants,
   type CircuitBreakerOptions,
   type CircuitBreakerStats,
   type CircuitBreakerStrategy,

@@ -100,8 +100,7 @@ const ConsecutiveFailures = z
   .strict();
 
 const weight = (d: number) =>
-  finite('expected a finite number >= 0')
-    .refine((n) => n >= 0, { message: 'expected a finite number >= 0' })
+  finite('expected a finite number >= 0').min(0, { message: 'expected a finite number >= 0' })
     .default(d);
 
 /** Seed 002 §2.2: trips when the error rate exceeds a threshold made of load, error rate and probe success. */
@@ -114,8 +113,7 @@ const DynamicThreshold = z
       .strict()
       .default({ rps: 0.3, errorRate: 0.5, probe: 0.2 }),
     /** Calls per second at which the load term saturates (seed `BASE_RPS`). @defaultValue 100 */
-    baseRps: finite('expected a finite number > 0')
-      .refine((n) => n > 0, { message: 'expected a finite number > 0' })
+    baseRps: finite('expected a finite number > 0').positive({ message: 'expected a finite number > 0' })
       .default(100),
     ...common,
   })
@@ -130,6 +128,9 @@ const Custom = z
     ...common,
   })
   .strict();
+
+/** The options of each strategy, before the cross-field rule (buckets divide windowMs). */
+export const CircuitBreakerVariants = { SlowCallRatio, ErrorRatio, ErrorCount, ConsecutiveFailures, DynamicThreshold, Custom } as const;
 
 /** Options of {@link circuitBreaker}: a discriminated union on `strategy`. */
 export const CircuitBreakerOptionsSchema = z

@@ -3,7 +3,7 @@ import { checkBuckets, finite, handleResultSchema, handleSchema, intSchema } fro
 import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/options.js';
 
 /** Options of {@link sreBreaker}; defaults are go-zero's (`core/breaker/googlebreaker.go`). */
-export const SreBreakerOptionsSchema = z
+export const SreBreakerShape = z
   .object({
     /**
      * Length of the statistics window (go-zero `window`).
@@ -24,15 +24,13 @@ export const SreBreakerOptionsSchema = z
      * Floor of the weight as failing buckets pile up (go-zero `minK`); `k >= minK >= 1`.
      * @defaultValue 1.1
      */
-    minK: finite('expected a finite number >= 1')
-      .refine((n) => n >= 1, { message: 'expected a finite number >= 1' })
+    minK: finite('expected a finite number >= 1').min(1, { message: 'expected a finite number >= 1' })
       .default(1.1),
     /**
      * Calls subtracted from the total before any shedding (go-zero `protection`): no shedding on tiny traffic.
      * @defaultValue 5
      */
-    protection: finite('expected a finite number >= 0')
-      .refine((n) => n >= 0, { message: 'expected a finite number >= 0' })
+    protection: finite('expected a finite number >= 0').min(0, { message: 'expected a finite number >= 0' })
       .default(5),
     /**
      * While shedding, let one call through when none has passed for longer than this (go-zero `forcePassDuration`).
@@ -53,11 +51,16 @@ export const SreBreakerOptionsSchema = z
     /** Random source for the drop decision, in [0, 1). @defaultValue `Math.random` */
     random: randomSchema.optional(),
   })
-  .strict()
-  .superRefine((o, ctx) => {
-    checkBuckets(o, ctx);
-    if (o.k < o.minK) ctx.addIssue({ code: 'custom', path: ['k'], message: `must be >= minK (${o.minK})` });
-  });
+  .strict();
+
+/** The cross-field rules of {@link SreBreakerShape} (zod-only): buckets divide windowMs, k >= minK. */
+export function checkSre(o: { windowMs: number; buckets: number; k: number; minK: number }, ctx: z.RefinementCtx): void {
+  checkBuckets(o, ctx);
+  if (o.k < o.minK) ctx.addIssue({ code: 'custom', path: ['k'], message: `must be >= minK (${o.minK})` });
+}
+
+/** The zod schema of {@link sreBreaker}'s options. */
+export const SreBreakerOptionsSchema = SreBreakerShape.superRefine(checkSre);
 
 /**
  * Options of {@link sreBreaker}: all optional, go-zero's defaults.

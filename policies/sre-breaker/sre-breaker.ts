@@ -1,6 +1,6 @@
 import { BreakerPolicy, SUCCESS, type Verdict } from '../../lib/breaker.js';
 import { systemClock } from '../../lib/clock.js';
-import { BrokenCircuitError } from '../../lib/errors.js';
+import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
 import { parseOptions } from '../../lib/options.js';
 import { goZeroOrigin, RollingWindow } from '../../lib/window.js';
 import { SreBreakerOptionsSchema, type ResolvedSreBreakerOptions, type SreBreakerOptions } from './options.js';
@@ -33,7 +33,7 @@ export interface SreBreakerStats {
 export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
   /** @internal the statistics window (go-zero grid: aligned to construction time). */
   readonly window: RollingWindow;
-  private readonly o: ResolvedSreBreakerOptions;
+  private o: ResolvedSreBreakerOptions;
   private readonly random: () => number;
   /** Clock time of the last call that passed step 10 (go-zero `lastPass`); NaN before the first. */
   private lastPass = NaN;
@@ -55,6 +55,20 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
 
   get state(): 'closed' | 'open' {
     return this.open ? 'open' : 'closed';
+  }
+
+  /**
+   * Changes `k`, `minK`, `protection`, `forcePassMs`, `handle` and
+   * `handleResult` in place (hot reload), keeping the window. `windowMs` and
+   * `buckets` shape the window and cannot change in place; asking to is a
+   * `ConfigError`, and nothing changes.
+   */
+  reconfigure(options: Omit<SreBreakerOptions, 'clock' | 'random' | 'name'>): void {
+    const o = parseOptions(SreBreakerOptionsSchema, { ...options, name: this.name }, this.name);
+    const fixed = (['windowMs', 'buckets'] as const).filter((k) => o[k] !== this.o[k]);
+    if (fixed.length > 0) throw new ConfigError(this.name, fixed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
+    this.o = { ...o, clock: this.o.clock, random: this.o.random };
+    this.setJudges(o.handle, o.handleResult);
   }
 
   /** The current window's totals and streaks. */
