@@ -1,3 +1,4 @@
+import { bulkhead, type BulkheadOptions } from '../policies/bulkhead/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
@@ -44,6 +45,11 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link retry} around the chain so far. */
   retry(options: RetryOptions = {}): PolicyBuilder<T> {
     return this.use(retry({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link bulkhead} around the chain so far. */
+  bulkhead(options: BulkheadOptions): PolicyBuilder<T> {
+    return this.use(bulkhead({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */

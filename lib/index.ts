@@ -41,7 +41,15 @@ export type {
   SuccessEvent,
   FallbackEvent,
   FallbackFailedEvent,
+  QueuedEvent,
+  LimitRejectedEvent,
+  LocalFallbackEvent,
+  JoinedEvent,
+  ServedEvent,
+  ClaimedEvent,
+  TakeoverEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
+export * from '../policies/bulkhead/index.js';
