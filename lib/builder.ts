@@ -1,5 +1,6 @@
 import { bulkhead, type BulkheadOptions } from '../policies/bulkhead/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
+import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
 import { systemClock, type Clock } from './clock.js';
@@ -50,6 +51,11 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link bulkhead} around the chain so far. */
   bulkhead(options: BulkheadOptions): PolicyBuilder<T> {
     return this.use(bulkhead({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link rateLimiter} around the chain so far. */
+  rateLimiter(options: RateLimiterOptions): PolicyBuilder<T> {
+    return this.use(rateLimiter({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */

@@ -53,3 +53,4 @@ export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
 export * from '../policies/bulkhead/index.js';
+export * from '../policies/rate-limiter/index.js';
