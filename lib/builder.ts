@@ -1,5 +1,6 @@
 import { bulkhead, type BulkheadOptions } from '../policies/bulkhead/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
+import { idempotent, type IdempotentOptions } from '../policies/idempotent/index.js';
 import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
@@ -56,6 +57,11 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link rateLimiter} around the chain so far. */
   rateLimiter(options: RateLimiterOptions): PolicyBuilder<T> {
     return this.use(rateLimiter({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps an {@link idempotent} executor around the chain so far. */
+  idempotent(options: IdempotentOptions = {}): PolicyBuilder<T> {
+    return this.use(idempotent({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */

@@ -54,3 +54,4 @@ export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
 export * from '../policies/bulkhead/index.js';
 export * from '../policies/rate-limiter/index.js';
+export * from '../policies/idempotent/index.js';
