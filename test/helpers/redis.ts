@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { describe, it } from 'vitest';
 
-/** True when `redis-server` is on PATH. */
-export const redisAvailable: boolean = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+/** The server binary: `redis-server` from PATH, or `BREAKWATER_REDIS_SERVER`. */
+const REDIS_SERVER = process.env.BREAKWATER_REDIS_SERVER ?? 'redis-server';
+
+/** True when the redis-server binary runs. */
+export const redisAvailable: boolean = spawnSync(REDIS_SERVER, ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** Set in CI: a missing redis-server is a failure, not a skip. */
 export const redisRequired: boolean = process.env.BREAKWATER_REQUIRE_REDIS === '1';
@@ -109,7 +112,7 @@ export async function startRedis(options: { appendonly?: boolean } = {}): Promis
     url: `redis://127.0.0.1:${port}`,
     async start() {
       if (proc !== undefined) return;
-      const p = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      const p = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       proc = p;
       let stderr = '';
       p.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
