@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
@@ -263,6 +264,18 @@ describe('idempotent', () => {
     await expect(p.execute(op, { key: 'pay' })).resolves.toBe('paid');
     await expect(p.execute(op, { key: 'pay' })).resolves.toBe('paid');
     expect(attempts).toBe(3);
+  });
+
+  it('leaves no listener on caller signals and no timer behind', async () => {
+    const clock = new TestClock(START);
+    const p = idempotent({ clock });
+    const signals = [new AbortController(), new AbortController(), new AbortController()].map((c) => c.signal);
+    const gate = deferred<number>();
+    const calls = signals.map((signal) => p.execute(() => gate.promise, { key: 'l', signal, timeout: 1_000 }));
+    gate.resolve(7);
+    await expect(Promise.all(calls)).resolves.toEqual([7, 7, 7]);
+    for (const s of signals) expect(getEventListeners(s, 'abort')).toHaveLength(0);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('rejects bad options with a ConfigError naming the option', () => {
