@@ -18,6 +18,9 @@ export class Flight<R> {
   readonly promise: Promise<R>;
   /** The operation as the shared run calls it, counted while it runs. */
   readonly op: Operation<R>;
+  /** Whether the last call of the operation fulfilled, and with what: an abandoned run's result is still stored. */
+  lastOk = false;
+  lastValue: R | undefined = undefined;
   private running = 0;
   private idleWaiter: (() => void) | undefined = undefined;
 
@@ -54,20 +57,39 @@ export class Flight<R> {
   }
 
   private call(ctx: ExecutionContext): R | PromiseLike<R> {
+    this.lastOk = false;
     const value = this.inner(ctx);
-    if (value === null || typeof value !== 'object' || typeof (value as PromiseLike<R>).then !== 'function') return value;
+    if (value === null || typeof value !== 'object' || typeof (value as PromiseLike<R>).then !== 'function') {
+      this.opOk(value as R);
+      return value;
+    }
     this.running++;
     const p = Promise.resolve(value);
-    p.then(this.opSettled, this.opSettled);
+    p.then(this.opFulfilled, this.opRejected);
     return p;
   }
 
-  private readonly opSettled = (): void => {
+  private opOk(value: R): void {
+    this.lastOk = true;
+    this.lastValue = value;
+  }
+
+  private readonly opFulfilled = (value: unknown): void => {
+    this.opOk(value as R);
+    this.opSettled();
+  };
+
+  private readonly opRejected = (): void => {
+    this.lastOk = false;
+    this.opSettled();
+  };
+
+  private opSettled(): void {
     if (--this.running === 0 && this.idleWaiter !== undefined) {
       this.idleWaiter();
       this.idleWaiter = undefined;
     }
-  };
+  }
 
   private readonly settled = (): void => {
     this.owner.forget(this as Flight<unknown>);

@@ -117,8 +117,14 @@ export class IdempotentPolicy implements Policy<never> {
     try {
       value = await runNext(f.op, f.ctx, next);
     } catch (error) {
-      await this.release(f, token);
-      throw error;
+      await f.idle();
+      // Every caller left, but the operation ran on and succeeded: its effect
+      // happened, so its result is stored and nobody runs it again.
+      if (!f.scope.aborted || !f.lastOk) {
+        await this.release(f, token);
+        throw error;
+      }
+      value = f.lastValue as R;
     }
     if (this.handleResult !== undefined && judge(this.handleResult, value)) {
       await this.release(f, token);

@@ -151,6 +151,21 @@ describe('idempotent', () => {
     await expect(c).resolves.toBe(1);
   });
 
+  it('stores the result of a run every caller left when the operation succeeds anyway', async () => {
+    const p = idempotent();
+    const gate = deferred<string>();
+    const ac = new AbortController();
+    const left = p.execute(() => gate.promise, { key: 'abandoned', signal: ac.signal });
+    await flush();
+    ac.abort(new Error('left'));
+    await expect(left).rejects.toThrow('left');
+    gate.resolve('charged'); // it ignored its signal: the effect happened
+    await flush();
+    let again = 0;
+    await expect(p.execute(() => `again ${++again}`, { key: 'abandoned' })).resolves.toBe('charged');
+    expect(again).toBe(0);
+  });
+
   it('waits on a live claim, then takes over once after leaseMs; the old token is fenced out', async () => {
     const clock = new TestClock(START);
     const store = memoryStore({ clock });
