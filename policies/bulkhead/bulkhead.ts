@@ -31,9 +31,9 @@ export class BulkheadPolicy implements Policy<never> {
   /** Most calls waiting. */
   readonly queueLimit: number;
   readonly events$: Observable<PolicyEvent>;
-  /** @internal */
+  /** @internal @hidden */
   readonly events = new EventSource();
-  /** @internal */
+  /** @internal @hidden */
   readonly clock: Clock;
   private running = 0;
   private readonly waiting = new WaitQueue();
@@ -84,7 +84,7 @@ export class BulkheadPolicy implements Policy<never> {
     return waiter.promise;
   }
 
-  /** @internal runs a call that holds a slot; the slot is freed when the chain and every operation call it made have settled. */
+  /** @internal @hidden runs a call that holds a slot; the slot is freed when the chain and every operation call it made have settled. */
   run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
     const slot = new Slot<R>(this, op, start);
     let p: Promise<R>;
@@ -97,25 +97,25 @@ export class BulkheadPolicy implements Policy<never> {
     return p;
   }
 
-  /** @internal a slot's work is done: hand it to the first waiter, if any. */
+  /** @internal @hidden a slot's work is done: hand it to the first waiter, if any. */
   release(): void {
     const waiter = this.waiting.shift();
     if (waiter === undefined) this.running--;
     else waiter.grant();
   }
 
-  /** @internal a waiter left the queue because its call was cancelled. */
+  /** @internal @hidden a waiter left the queue because its call was cancelled. */
   dequeue(waiter: QueueNode, reason: unknown, start: number): void {
     this.waiting.remove(waiter);
     if (this.events.observed) this.report(isTimeoutError(reason) ? 'timeout' : 'failure', start, reason);
   }
 
-  /** @internal */
+  /** @internal @hidden */
   report(result: OutcomeResult, start: number, error?: unknown): void {
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 
-  /** @internal the outcome of a call that ran. */
+  /** @internal @hidden the outcome of a call that ran. */
   settled(start: number, failed: boolean, error: unknown): void {
     if (!this.events.observed) return;
     if (!failed) this.report('success', start);

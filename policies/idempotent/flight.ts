@@ -43,7 +43,7 @@ export class Flight<R> {
     return new Joiner(this, c, start).promise;
   }
 
-  /** @internal a caller gave up on the run. */
+  /** @internal @hidden a caller gave up on the run. */
   leave(scope: Scope): void {
     if (--this.callers > 0) return;
     this.owner.forget(this as Flight<unknown>);

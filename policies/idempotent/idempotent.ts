@@ -86,7 +86,7 @@ export class IdempotentPolicy implements Policy<never> {
     return flight.join(c, start);
   }
 
-  /** @internal the shared run of a key: claim, then serve, wait or run. */
+  /** @internal @hidden the shared run of a key: claim, then serve, wait or run. */
   async runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R> {
     const { leaseMs, ttlMs } = this.o;
     for (;;) {
@@ -153,12 +153,12 @@ export class IdempotentPolicy implements Policy<never> {
     return boundedStoreCall(this.clock, this.o.storeTimeoutMs, this.name, what, call);
   }
 
-  /** @internal */
+  /** @internal @hidden */
   forget(f: Flight<unknown>): void {
     if (this.flights.get(f.key) === f) this.flights.delete(f.key);
   }
 
-  /** @internal one caller's outcome. */
+  /** @internal @hidden one caller's outcome. */
   outcome(start: number, failed: boolean, error?: unknown): void {
     if (!this.events.observed) return;
     const result = !failed ? 'success' : isShedRejection(error) ? 'rejected' : isTimeoutError(error) ? 'timeout' : 'failure';

@@ -113,7 +113,7 @@ export class LeakyBucket implements RateAlgorithm {
     return drop.promise;
   }
 
-  /** @internal a waiting call was cancelled. */
+  /** @internal @hidden a waiting call was cancelled. */
   leave(drop: Drop): void {
     this.queue.remove(drop);
     if (this.queue.size === 0 && this.timer !== undefined) {

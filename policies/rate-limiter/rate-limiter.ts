@@ -65,7 +65,7 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
     );
   }
 
-  /** @internal */
+  /** @internal @hidden */
   localFallback(active: boolean, error?: unknown): void {
     if (this.events.observed) this.events.emit({ type: 'localFallback', policy: this.name, active, error });
   }
