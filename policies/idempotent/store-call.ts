@@ -1,21 +1,24 @@
-import type { Clock, TimerHandle } from '../../lib/clock.js';
+import { deadlineTimerOf, type Clock, type DeadlineEntry, type DeadlineTimer } from '../../lib/clock.js';
 import { isStoreUnavailableError, StoreUnavailableError } from '../../lib/errors.js';
 
 /**
  * One store call under its own deadline: it settles with the store's answer,
  * or with `StoreUnavailableError` when the store fails or does not answer
  * within `ms` (ioredis would otherwise queue a command to a dead server for
- * ~10 s).
+ * ~10 s). The deadline goes on the clock's shared deadline timer: no
+ * `setTimeout` per call.
  */
-export class StoreCall<T> {
+export class StoreCall<T> implements DeadlineEntry {
   readonly promise: Promise<T>;
+  readonly at: number;
+  heapIndex = -1;
   private resolve!: (v: T) => void;
   private reject!: (e: unknown) => void;
-  private readonly timer: TimerHandle;
+  private readonly timer: DeadlineTimer;
   private done = false;
 
   constructor(
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly ms: number,
     private readonly policy: string,
     private readonly what: string,
@@ -31,21 +34,23 @@ export class StoreCall<T> {
     } catch (error) {
       p = Promise.reject(error);
     }
-    this.timer = clock.setTimeout(this.expire, ms);
+    this.at = clock.now() + ms;
+    this.timer = deadlineTimerOf(clock);
+    this.timer.add(this);
     Promise.resolve(p).then(this.ok, this.err);
   }
 
   private readonly ok = (value: T): void => {
     if (this.done) return;
     this.done = true;
-    this.clock.clearTimeout(this.timer);
+    this.timer.remove(this);
     this.resolve(value);
   };
 
   private readonly err = (error: unknown): void => {
     if (this.done) return;
     this.done = true;
-    this.clock.clearTimeout(this.timer);
+    this.timer.remove(this);
     this.reject(
       isStoreUnavailableError(error)
         ? error
@@ -53,11 +58,12 @@ export class StoreCall<T> {
     );
   };
 
-  private readonly expire = (): void => {
+  /** @internal the deadline passed. */
+  expire(): void {
     if (this.done) return;
     this.done = true;
     this.reject(new StoreUnavailableError(this.policy, `store ${this.what} did not answer within ${this.ms} ms (${this.policy})`));
-  };
+  }
 }
 
 /** Runs `call` under a deadline of `ms` on `clock`; see {@link StoreCall}. */
