@@ -38,6 +38,14 @@ redis.call('HDEL', KEYS[1], 'lease')
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1`;
 
+/** Extend KEYS[1]'s lease to ARGV[2] ms from now if it is still pending under token ARGV[1]. Replies 1, or 0. */
+export const EXTEND = `${NOW_MS}
+local r = redis.call('HMGET', KEYS[1], 's', 'tok')
+if r[1] ~= 'p' or r[2] ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'lease', string.format('%.0f', now + tonumber(ARGV[2])))
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1`;
+
 /**
  * Token bucket KEYS[1]: ARGV[1] tokens per second, ARGV[2] burst, state kept
  * ARGV[3] ms after the last call. Replies 0 (a token was taken) or the

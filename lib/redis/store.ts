@@ -4,11 +4,12 @@ import type { ClaimResult, IdempotencyStore } from '../../policies/idempotent/st
 import { systemClock, type Clock } from '../clock.js';
 import { ConfigError } from '../errors.js';
 import { clockSchema, parseOptions, positiveMs } from '../options.js';
-import { CLAIM, SETTLE } from './lua.js';
+import { CLAIM, EXTEND, SETTLE } from './lua.js';
 import { isRedisClient, LuaScript, type RedisClient } from './script.js';
 
 const claimScript = new LuaScript(CLAIM);
 const settleScript = new LuaScript(SETTLE);
+const extendScript = new LuaScript(EXTEND);
 
 /** Options of {@link redisStore}. */
 export const RedisStoreOptionsSchema = z
@@ -70,6 +71,10 @@ export class RedisStore implements IdempotencyStore {
 
   async release(key: string, token: string, ttlMs: number): Promise<boolean> {
     return (await this.run('release', settleScript, key, [token, 'f', '', Math.ceil(ttlMs)])) === 1;
+  }
+
+  async extend(key: string, token: string, leaseMs: number): Promise<boolean> {
+    return (await this.run('extend', extendScript, key, [token, Math.ceil(leaseMs)])) === 1;
   }
 
   private run(what: string, script: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {

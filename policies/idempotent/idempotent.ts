@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext, toContext } from '../../lib/context.js';
-import { IdempotencyInProgressError, IdempotencyKeyMissingError, isShedRejection, isTimeoutError } from '../../lib/errors.js';
+import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, isShedRejection, isTimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
@@ -12,6 +12,7 @@ import { Flight } from './flight.js';
 import { memoryStore } from './memory-store.js';
 import { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
+import { LeaseRenewer } from './renewer.js';
 import { boundedStoreCall } from './store-call.js';
 
 /**
@@ -49,6 +50,9 @@ export class IdempotentPolicy implements Policy<never> {
     this.name = o.name;
     this.clock = o.clock ?? systemClock;
     this.store = o.store ?? memoryStore({ clock: this.clock });
+    if (o.renewLease && typeof this.store.extend !== 'function') {
+      throw new ConfigError('idempotent', [{ path: 'renewLease', message: 'the store has no extend(key, token, leaseMs) to renew leases with' }]);
+    }
     this.keyOf = o.key;
     this.codec = o.codec ?? jsonCodec;
     this.handleResult = o.handleResult;
@@ -113,6 +117,18 @@ export class IdempotentPolicy implements Policy<never> {
   }
 
   private async runClaimed<R>(f: Flight<R>, next: Chain | undefined, token: string): Promise<R> {
+    if (!this.o.renewLease) return this.runAndSettle(f, next, token);
+    const { key } = f;
+    const { leaseMs } = this.o;
+    const renewer = new LeaseRenewer(this.clock, leaseMs / 3, () => this.storeCall('extend', () => this.store.extend!(key, token, leaseMs)));
+    try {
+      return await this.runAndSettle(f, next, token);
+    } finally {
+      renewer.stop();
+    }
+  }
+
+  private async runAndSettle<R>(f: Flight<R>, next: Chain | undefined, token: string): Promise<R> {
     let value: R;
     try {
       value = await runNext(f.op, f.ctx, next);

@@ -46,6 +46,15 @@ export class MemoryStore implements IdempotencyStore {
     return Promise.resolve(this.settle(key, token, 'failed', '', ttlMs));
   }
 
+  extend(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const now = this.clock.now();
+    const rec = this.live(key, now);
+    if (rec === undefined || rec.state !== 'pending' || rec.token !== token) return Promise.resolve(false);
+    rec.leaseUntil = now + leaseMs;
+    rec.expiresAt = Math.max(rec.expiresAt, rec.leaseUntil);
+    return Promise.resolve(true);
+  }
+
   private settle(key: string, token: string, state: 'success' | 'failed', value: string, ttlMs: number): boolean {
     const now = this.clock.now();
     const rec = this.live(key, now);

@@ -25,6 +25,12 @@ export const IdempotentOptionsSchema = z
      * @defaultValue 30,000
      */
     leaseMs: positiveMs.default(30_000),
+    /**
+     * While the operation runs, extend its lease every `leaseMs / 3` (the store needs `extend`), so a live
+     * claimant keeps its key however long it runs and `leaseMs` only bounds how long a dead one blocks it.
+     * @defaultValue false
+     */
+    renewLease: z.boolean({ message: 'expected a boolean' }).default(false),
     /** What to do when another process holds a live claim: wait for its result or reject with `IdempotencyInProgressError`. @defaultValue `'wait'` */
     onInProgress: z.enum(['wait', 'reject']).default('wait'),
     /** Polling interval while waiting on another process's claim. @defaultValue 100 */

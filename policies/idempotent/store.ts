@@ -31,6 +31,8 @@ export interface IdempotencyStore {
   complete(key: string, token: string, value: string, ttlMs: number): Promise<boolean>;
   /** Marks the key `failed` (claimable again) if the record is still `pending` under `token`; false otherwise. */
   release(key: string, token: string, ttlMs: number): Promise<boolean>;
+  /** Extends a `pending` claim held under `token` to `leaseMs` from now; false when it is no longer ours. Needed for `renewLease`. */
+  extend?(key: string, token: string, leaseMs: number): Promise<boolean>;
 }
 
 /** True for an {@link IdempotencyStore}. */

@@ -47,6 +47,18 @@ describeRedis('redisStore', () => {
     await expect(store.complete('k', '2', '"new"', 60_000)).resolves.toBe(true);
   });
 
+  it('extends a lease only for the claim that holds it', async () => {
+    const store = redisStore(redis, { prefix: 't6:' });
+    await store.claim('k', 200, 1_000);
+    await expect(store.extend('k', '1', 5_000)).resolves.toBe(true);
+    await expect(store.extend('k', '2', 5_000)).resolves.toBe(false);
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await store.claim('k', 200, 1_000)).state).toBe('pending');
+    expect(await redis.pttl('t6:k')).toBeGreaterThan(4_000);
+    await store.complete('k', '1', '1', 60_000);
+    await expect(store.extend('k', '1', 5_000)).resolves.toBe(false);
+  });
+
   it('keeps TTLs in Redis: a stored result lapses after ttlMs', async () => {
     const store = redisStore(redis, { prefix: 't4:' });
     const p = idempotent({ store, ttlMs: 150 });

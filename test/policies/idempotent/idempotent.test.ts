@@ -187,6 +187,47 @@ describe('idempotent', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it('renewLease keeps a live claimant its key however long it runs', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const [a, b] = [0, 1].map(() => idempotent({ clock, store, leaseMs: 300, pollMs: 50, renewLease: true }));
+    const events = collect(b!);
+    let runs = 0;
+    const slow = () => {
+      runs++;
+      return new Promise<string>((r) => clock.setTimeout(() => r('slow'), 1_000));
+    };
+    const first = a!.execute(slow, { key: 'long' });
+    await clock.advance(10);
+    const second = b!.execute(slow, { key: 'long' });
+    await clock.advance(1_000);
+    await expect(Promise.all([first, second])).resolves.toEqual(['slow', 'slow']);
+    expect(runs).toBe(1);
+    expect(events.filter((e) => e.type === 'takeover')).toHaveLength(0);
+    expect(events.filter((e) => e.type === 'served')).toHaveLength(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('without renewLease a claim outliving leaseMs is taken over (the documented trade-off)', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const [a, b] = [0, 1].map(() => idempotent({ clock, store, leaseMs: 300, pollMs: 50 }));
+    let runs = 0;
+    const slow = () => {
+      runs++;
+      return new Promise<string>((r) => clock.setTimeout(() => r('slow'), 1_000));
+    };
+    const calls = [a!.execute(slow, { key: 'long' }), b!.execute(slow, { key: 'long' })];
+    await clock.advance(2_000);
+    await Promise.all(calls);
+    expect(runs).toBe(2);
+  });
+
+  it("renewLease needs a store with extend()", () => {
+    const store = { claim: () => Promise.reject(), complete: () => Promise.reject(), release: () => Promise.reject() };
+    expect(() => idempotent({ store, renewLease: true })).toThrow(/renewLease/);
+  });
+
   it("onInProgress: 'reject' rejects with IdempotencyInProgressError", async () => {
     const store = memoryStore();
     await store.claim('busy', 60_000, 60_000);
