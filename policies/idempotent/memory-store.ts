@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
+import { clockSchema, parseOptions } from '../../lib/options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
 
 interface MemoryRecord {
@@ -80,6 +82,23 @@ export class MemoryStore implements IdempotencyStore {
   }
 }
 
+/** Options of {@link memoryStore}. */
+export const MemoryStoreOptionsSchema = z
+  .object({
+    /** Clock of leases and TTLs. @defaultValue the system clock */
+    clock: clockSchema.optional(),
+  })
+  .strict();
+
+/**
+ * Options of {@link memoryStore}.
+ * @example
+ * ```ts
+ * memoryStore({ clock: new TestClock() });
+ * ```
+ */
+export type MemoryStoreOptions = z.input<typeof MemoryStoreOptionsSchema>;
+
 /**
  * Makes a {@link MemoryStore}, the default store of `idempotent`.
  *
@@ -89,6 +108,7 @@ export class MemoryStore implements IdempotencyStore {
  * const a = idempotent({ store }), b = idempotent({ store }); // share records
  * ```
  */
-export function memoryStore(options: { clock?: Clock } = {}): MemoryStore {
-  return new MemoryStore(options.clock ?? systemClock);
+export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  const o = parseOptions(MemoryStoreOptionsSchema, options, 'memoryStore');
+  return new MemoryStore(o.clock ?? systemClock);
 }

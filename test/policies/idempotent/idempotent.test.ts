@@ -348,6 +348,8 @@ describe('idempotent', () => {
       [{ pollMs: 0 }, 'pollMs'],
       [{ lease: 1 }, 'lease'],
     ];
+    expect(() => memoryStore({ clock: Date } as never)).toThrow(/clock/);
+    expect(() => memoryStore({ ttl: 1 } as never)).toThrow(/ttl/);
     for (const [o, path] of cases) {
       try {
         idempotent(o as never);
