@@ -135,8 +135,10 @@ export class IdempotentPolicy implements Policy<never> {
     } catch (error) {
       await f.idle();
       // Every caller left, but the operation ran on and succeeded: its effect
-      // happened, so its result is stored and nobody runs it again.
-      if (!f.scope.aborted || !f.lastOk) {
+      // happened, so its result is stored and nobody runs it again. Only when
+      // nothing sits between us and the operation: an inner policy may have
+      // judged that value a failure.
+      if (next !== undefined || !f.scope.aborted || !f.lastOk) {
         await this.release(f, token);
         throw error;
       }
