@@ -18,8 +18,8 @@ describeRedis('Redis stopped mid-run', () => {
   let redis: Redis;
   beforeAll(async () => {
     server = await startRedis({ appendonly: true });
-    // ioredis's defaults: reconnect forever, queue commands while away (which is why breakwater bounds each one)
-    redis = new Redis(server.port, '127.0.0.1', { retryStrategy: () => 100 });
+    // reconnect forever and queue commands while away, forever: only breakwater's own deadlines end a call
+    redis = new Redis(server.port, '127.0.0.1', { retryStrategy: () => 100, maxRetriesPerRequest: null });
     redis.on('error', () => undefined);
   });
   afterAll(async () => {
