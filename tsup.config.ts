@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'lib/index.ts', testing: 'lib/testing.ts', sla: 'lib/sla.ts' },
+  entry: { index: 'lib/index.ts', testing: 'lib/testing.ts', sla: 'lib/sla.ts', redis: 'lib/redis/index.ts' },
+  external: ['ioredis'],
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -6,6 +6,9 @@ import { circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-
 import { sreBreaker, type SreBreakerOptions } from '../policies/sre-breaker/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
 import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
+import { bulkhead, type BulkheadOptions } from '../policies/bulkhead/index.js';
+import { idempotent, type IdempotentOptions } from '../policies/idempotent/index.js';
+import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
 import { systemClock, type Clock } from './clock.js';
@@ -86,6 +89,21 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link keyedBreaker} (one breaker per `keyOf(ctx)`) around the chain so far. */
   keyedBreaker(keyOf: KeyOf, options: BreakerRegistryOptions = {}): PolicyBuilder<T> {
     return this.use(keyedBreaker(keyOf, { clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link bulkhead} around the chain so far. */
+  bulkhead(options: BulkheadOptions): PolicyBuilder<T> {
+    return this.use(bulkhead({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link rateLimiter} around the chain so far. */
+  rateLimiter(options: RateLimiterOptions): PolicyBuilder<T> {
+    return this.use(rateLimiter({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps an {@link idempotent} executor around the chain so far. */
+  idempotent(options: IdempotentOptions = {}): PolicyBuilder<T> {
+    return this.use(idempotent({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */

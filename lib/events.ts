@@ -209,6 +209,61 @@ export interface ForcePassEvent extends EventBase {
   readonly sinceLastPassMs: number;
 }
 
+/** A bulkhead (or a leaky bucket) queued the call: it waits for a slot. */
+export interface QueuedEvent extends EventBase {
+  readonly type: 'queued';
+  /** Calls waiting, this one included. */
+  readonly queued: number;
+}
+
+/** A bulkhead or a rate limiter refused the call. */
+export interface LimitRejectedEvent extends EventBase {
+  readonly type: 'rejected';
+  /** `'bulkheadFull'`: no slot and no queue room; `'rateLimited'`: over the rate. */
+  readonly reason: 'bulkheadFull' | 'rateLimited';
+  /** For `'rateLimited'`: milliseconds until a call would be admitted. */
+  readonly retryAfterMs?: number;
+}
+
+/** A distributed rate limiter lost (`active: true`) or regained (`active: false`) its store and limits locally meanwhile. */
+export interface LocalFallbackEvent extends EventBase {
+  readonly type: 'localFallback';
+  /** True while limiting locally. */
+  readonly active: boolean;
+  /** Why the store was given up, when `active`. */
+  readonly error?: unknown;
+}
+
+/** An idempotent call joined a run of the same key already in flight in this process. */
+export interface JoinedEvent extends EventBase {
+  readonly type: 'joined';
+  readonly key: string;
+  /** Callers sharing the run, this one included. */
+  readonly callers: number;
+}
+
+/** An idempotent call was answered from the store's record without running the operation. */
+export interface ServedEvent extends EventBase {
+  readonly type: 'served';
+  readonly key: string;
+}
+
+/** An idempotent call claimed its key (no record, or a failed one) and runs the operation. */
+export interface ClaimedEvent extends EventBase {
+  readonly type: 'claimed';
+  readonly key: string;
+  /** The fencing token of the claim. */
+  readonly token: string;
+}
+
+/** An idempotent call took over a key whose claimant's lease had expired. */
+export interface TakeoverEvent extends EventBase {
+  readonly type: 'takeover';
+  readonly key: string;
+  /** The fencing token of the new claim. */
+  readonly token: string;
+}
+
 /**
  * Every event a breakwater policy emits, discriminated by `type`. Later
  * policies add their members here.
@@ -233,7 +288,14 @@ export type PolicyEvent =
   | RevalidatedEvent
   | StateChangeEvent
   | BreakerRejectedEvent
-  | ForcePassEvent;
+  | ForcePassEvent
+  | QueuedEvent
+  | LimitRejectedEvent
+  | LocalFallbackEvent
+  | JoinedEvent
+  | ServedEvent
+  | ClaimedEvent
+  | TakeoverEvent;
 
 /**
  * A policy's event source: a private `Subject`, exposed as `events$`. Check

@@ -60,6 +60,13 @@ export type {
   StateChangeEvent,
   BreakerRejectedEvent,
   ForcePassEvent,
+  QueuedEvent,
+  LimitRejectedEvent,
+  LocalFallbackEvent,
+  JoinedEvent,
+  ServedEvent,
+  ClaimedEvent,
+  TakeoverEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
@@ -72,3 +79,6 @@ export * from './config/index.js';
 export * from '../policies/sre-breaker/index.js';
 export * from '../policies/circuit-breaker/index.js';
 export * from '../policies/breaker-registry/index.js';
+export * from '../policies/bulkhead/index.js';
+export * from '../policies/rate-limiter/index.js';
+export * from '../policies/idempotent/index.js';
