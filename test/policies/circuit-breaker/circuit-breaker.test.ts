@@ -347,3 +347,16 @@ describe('circuitBreaker: observing and forcing (B8–B10)', () => {
     expect(b.stats()).toEqual({ total: 3, failures: 1, slow: 0, consecutiveFailures: 1, consecutiveSuccesses: 0 });
   });
 });
+
+describe('circuitBreaker: maxHalfOpenMs needs unanswered probes', () => {
+  it('with no probe in flight, a call after maxHalfOpenMs is simply the next probe', async () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, probes: 2, maxHalfOpenMs: 5_000, clock });
+    b.allow().failure();
+    await clock.advance(1_000);
+    b.allow().success(); // 1 of 2
+    await clock.advance(10_000);
+    b.allow().success(); // no probe was pending: admitted, and it closes the breaker
+    expect(b.state).toBe('closed');
+  });
+});
