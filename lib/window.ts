@@ -152,7 +152,13 @@ export class RollingWindow {
   }
 }
 
-/** go-zero's alignment: the bucket grid starts at construction time `t0`. */
+/**
+ * go-zero's alignment: the bucket grid starts at construction time `t0`.
+ * @example
+ * ```ts
+ * new RollingWindow(40, 250, goZeroOrigin(clock.now()));
+ * ```
+ */
 export function goZeroOrigin(t0: number): number {
   return t0;
 }
@@ -161,6 +167,10 @@ export function goZeroOrigin(t0: number): number {
  * Sentinel's leap-array alignment: buckets start at multiples of `bucketMs`
  * on the clock. The origin returned is the multiple at or before `t0`, which
  * keeps bucket indices small without moving the grid.
+ * @example
+ * ```ts
+ * new RollingWindow(10, 1_000, leapArrayOrigin(clock.now(), 1_000));
+ * ```
  */
 export function leapArrayOrigin(t0: number, bucketMs: number): number {
   return t0 - (((t0 % bucketMs) + bucketMs) % bucketMs);
