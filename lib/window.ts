@@ -26,8 +26,8 @@
  * ```
  */
 export class RollingWindow {
-  /** Absolute index of the newest bucket recorded into; -Infinity before any record. */
-  head = -Infinity;
+  /** Absolute index of the newest bucket recorded into; -1 before any record (indices are >= 0; a small integer keeps the field unboxed). */
+  head = -1;
   /** Running sums of the three counters over buckets `(head − size, head]`. */
   s0 = 0;
   s1 = 0;
@@ -118,7 +118,7 @@ export class RollingWindow {
 
   /** Empties every bucket. */
   clear(): void {
-    this.head = -Infinity;
+    this.head = -1;
     this.s0 = this.s1 = this.s2 = 0;
     this.counts?.fill(0);
   }
