@@ -1,6 +1,6 @@
 // Success-path cost of the breakers and heap bytes per breaker.
 // Run: npx tsup && node --expose-gc bench/breakers.mjs
-import { breakerRegistry, circuitBreaker, sreBreaker } from '../dist/index.js';
+import { breakerRegistry, circuitBreaker, keyedBreaker, sreBreaker } from '../dist/index.js';
 
 const N = 2_000_000;
 let t = 1_700_000_000_000; // a clock for the memory case that moves 300 ms per read
@@ -42,6 +42,9 @@ await timeAsync('bare await fn()', afn);
 await timeAsync('sreBreaker execute(fn)', () => sre.execute(afn));
 await timeAsync('circuitBreaker errorRatio execute(fn)', () => cb.execute(afn));
 await timeAsync('circuitBreaker slowCallRatio execute(fn)', () => slow.execute(afn));
+const keyed = keyedBreaker((ctx) => ctx.meta.host);
+const meta = { meta: { host: 'a' } };
+await timeAsync('keyedBreaker (SRE) execute(fn, { meta })', () => keyed.execute(afn, meta));
 
 function heapPerBreaker(label, make) {
   const M = 100_000;

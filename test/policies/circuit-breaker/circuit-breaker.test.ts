@@ -360,3 +360,41 @@ describe('circuitBreaker: maxHalfOpenMs needs unanswered probes', () => {
     expect(b.state).toBe('closed');
   });
 });
+
+describe('circuitBreaker: events', () => {
+  it('rejected carries retryAfterMs when open, none when the half-open slots are full; one outcome per call', async () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, clock });
+    const events = collect(b);
+    b.allow().failure(new Error('x'));
+    await clock.advance(400);
+    expect(() => b.allow()).toThrow(BrokenCircuitError);
+    await clock.advance(600);
+    const probe = b.allow();
+    expect(() => b.allow()).toThrow(BrokenCircuitError);
+    probe.success();
+    const rejected = events.filter((e) => e.type === 'rejected');
+    expect(rejected).toEqual([
+      { type: 'rejected', policy: 'circuitBreaker', state: 'open', retryAfterMs: 600 },
+      { type: 'rejected', policy: 'circuitBreaker', state: 'half-open', retryAfterMs: undefined },
+    ]);
+    const outcomes = events.flatMap((e) => (e.type === 'outcome' ? [e.result] : []));
+    expect(outcomes).toEqual(['failure', 'rejected', 'rejected', 'success']);
+    expect(changes(events).map((e) => (e.type === 'stateChange' ? `${e.from}>${e.to}:${e.reason}` : ''))).toEqual([
+      'closed>open:threshold',
+      'open>half-open:retryTimeout',
+      'half-open>closed:probesSucceeded',
+    ]);
+  });
+
+  it('isolate and reset report their transitions once', () => {
+    const { b } = setup({ strategy: 'errorCount', threshold: 10 });
+    const seen: string[] = [];
+    b.state$.subscribe((s) => seen.push(s));
+    const h = b.isolate();
+    b.isolate().dispose();
+    h.dispose();
+    b.reset();
+    expect(seen).toEqual(['closed', 'open', 'closed']);
+  });
+});
