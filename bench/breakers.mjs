@@ -37,6 +37,12 @@ timeSync('sreBreaker allow()+success()', () => sre.allow().success());
 timeSync('circuitBreaker errorRatio allow()+success()', () => cb.allow().success());
 timeSync('circuitBreaker slowCallRatio allow()+success()', () => slow.allow().success());
 timeSync('circuitBreaker consecutive allow()+success()', () => consecutive.allow().success());
+// The same with a clock whose now() is free, to separate the breaker's own cost from Date.now().
+const frozen = { now: () => 1_700_000_000_000, setTimeout, clearTimeout };
+const sreF = sreBreaker({ clock: frozen });
+const cbF = circuitBreaker({ strategy: 'errorRatio', clock: frozen });
+timeSync('  same, free clock: sreBreaker', () => sreF.allow().success());
+timeSync('  same, free clock: circuitBreaker errorRatio', () => cbF.allow().success());
 console.log();
 await timeAsync('bare await fn()', afn);
 await timeAsync('sreBreaker execute(fn)', () => sre.execute(afn));
