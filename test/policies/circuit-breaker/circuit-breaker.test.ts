@@ -398,3 +398,22 @@ describe('circuitBreaker: events', () => {
     expect(seen).toEqual(['closed', 'open', 'closed']);
   });
 });
+
+describe('circuitBreaker: dynamicThreshold probe term', () => {
+  it('failed probes raise the threshold (the formula as written: harder to trip)', async () => {
+    const { clock, b } = setup({ strategy: 'dynamicThreshold', baseRps: 1_000_000, minRequests: 10, openMs: 100 });
+    succeed(b, 9);
+    fail(b); // no probes yet (rate 1): 0.1 > 0.5·0.1 trips
+    expect(b.state).toBe('open');
+    await clock.advance(100);
+    fail(b); // probe fails: history [fail]
+    await clock.advance(100);
+    succeed(b); // probe succeeds: history [fail, success], rate 0.5: closed, window empty
+    expect(b.state).toBe('closed');
+    succeed(b, 9);
+    fail(b); // 0.1 > 0.05 + 0.2·0.5 is false
+    expect(b.state).toBe('closed');
+    fail(b, 2); // 3/12 = 0.25 > 0.125 + 0.1
+    expect(b.state).toBe('open');
+  });
+});
