@@ -107,7 +107,7 @@ export class RollingWindow {
    * `current` (from {@link indexAt}): 0 when `i` is empty, expired or ahead.
    */
   count(i: number, current: number, field: 0 | 1 | 2): number {
-    if (i > this.head || i <= this.head - this.size || i <= current - this.size) return 0;
+    if (i < 0 || i > this.head || i <= this.head - this.size || i <= current - this.size) return 0;
     const c = this.counts;
     if (c === undefined) {
       if (i !== this.head) return 0;
