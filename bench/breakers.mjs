@@ -1,6 +1,6 @@
 // Success-path cost of the breakers and heap bytes per breaker.
 // Run: npx tsup && node --expose-gc bench/breakers.mjs
-import { breakerRegistry, circuitBreaker, sreBreaker } from '../dist/index.js';
+import { breakerRegistry, circuitBreaker, keyedBreaker, sreBreaker } from '../dist/index.js';
 
 const N = 2_000_000;
 let t = 1_700_000_000_000; // a clock for the memory case that moves 300 ms per read
@@ -37,11 +37,20 @@ timeSync('sreBreaker allow()+success()', () => sre.allow().success());
 timeSync('circuitBreaker errorRatio allow()+success()', () => cb.allow().success());
 timeSync('circuitBreaker slowCallRatio allow()+success()', () => slow.allow().success());
 timeSync('circuitBreaker consecutive allow()+success()', () => consecutive.allow().success());
+// The same with a clock whose now() is free, to separate the breaker's own cost from Date.now().
+const frozen = { now: () => 1_700_000_000_000, setTimeout, clearTimeout };
+const sreF = sreBreaker({ clock: frozen });
+const cbF = circuitBreaker({ strategy: 'errorRatio', clock: frozen });
+timeSync('  same, free clock: sreBreaker', () => sreF.allow().success());
+timeSync('  same, free clock: circuitBreaker errorRatio', () => cbF.allow().success());
 console.log();
 await timeAsync('bare await fn()', afn);
 await timeAsync('sreBreaker execute(fn)', () => sre.execute(afn));
 await timeAsync('circuitBreaker errorRatio execute(fn)', () => cb.execute(afn));
 await timeAsync('circuitBreaker slowCallRatio execute(fn)', () => slow.execute(afn));
+const keyed = keyedBreaker((ctx) => ctx.meta.host);
+const meta = { meta: { host: 'a' } };
+await timeAsync('keyedBreaker (SRE) execute(fn, { meta })', () => keyed.execute(afn, meta));
 
 function heapPerBreaker(label, make) {
   const M = 100_000;

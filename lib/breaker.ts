@@ -4,91 +4,10 @@ import { Context, executeWith, runNext } from './context.js';
 import { isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
 import { EventSource, type BreakerState, type PolicyEvent, type StateChangeReason } from './events.js';
 import { judge } from './judge.js';
+import { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict } from './permit.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
 
-/** How a call ended, for a breaker. */
-export const SUCCESS = 0;
-/** The call failed (a thrown value `handle` counts, a result `handleResult` counts, or `permit.failure()`). */
-export const FAILURE = 1;
-/** Nothing to record: the caller cancelled, or an inner policy shed the call. */
-export const RELEASE = 2;
-/** An enclosing deadline passed: a failure, and a slow call. */
-export const TIMEOUT = 3;
-/** One of {@link SUCCESS}, {@link FAILURE}, {@link RELEASE}, {@link TIMEOUT}. */
-export type Verdict = 0 | 1 | 2 | 3;
-
-/** What a permit and an isolation handle call back into. */
-interface BreakerCore {
-  complete(token: number, start: number, verdict: Verdict, error: unknown): void;
-  endIsolation(epoch: number): void;
-}
-
-/**
- * An admitted call, from the low-level permit API: settle it with exactly
- * one of `success()`, `failure()` or `release()`; later calls do nothing.
- *
- * @example
- * ```ts
- * const permit = breaker.allow(); // throws BrokenCircuitError when shed
- * try { const r = await call(); permit.success(); return r; }
- * catch (e) { permit.failure(e); throw e; }
- * ```
- */
-export class Permit {
-  private settled = false;
-
-  constructor(
-    private readonly breaker: BreakerCore,
-    private readonly token: number,
-    private readonly start: number,
-  ) {}
-
-  /** Records a success. */
-  success(): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.breaker.complete(this.token, this.start, SUCCESS, undefined);
-  }
-
-  /** Records a failure; `error` goes into the `outcome` event. */
-  failure(error?: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.breaker.complete(this.token, this.start, FAILURE, error);
-  }
-
-  /** Gives the slot back recording nothing (the caller cancelled). */
-  release(): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.breaker.complete(this.token, this.start, RELEASE, undefined);
-  }
-}
-
-/**
- * Returned by `isolate()`: the breaker stays open until every handle is
- * disposed. Disposing twice does nothing. Works with `using`.
- */
-export class IsolationHandle {
-  private disposed = false;
-
-  constructor(
-    private readonly breaker: BreakerCore,
-    private readonly epoch: number,
-  ) {}
-
-  /** Ends this isolation; the last one to end closes the breaker with empty counters. */
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.breaker.endIsolation(this.epoch);
-  }
-
-  /** Same as {@link IsolationHandle.dispose}. */
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-}
+export { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict };
 
 /**
  * What both breaker families share: the permit API, `execute` through the
@@ -98,6 +17,13 @@ export class IsolationHandle {
  *
  * Neither the event subject nor the state subject exists until someone asks
  * for it, so an unobserved breaker is a few fields.
+ *
+ * @example
+ * ```ts
+ * function guard(b: BreakerPolicy) {
+ *   b.state$.subscribe((s) => metrics.set('breaker_state', s === 'open' ? 1 : 0));
+ * }
+ * ```
  */
 export abstract class BreakerPolicy<S extends BreakerState = BreakerState> implements Policy<never> {
   declare readonly [ANSWER]?: () => never;

@@ -26,8 +26,8 @@
  * ```
  */
 export class RollingWindow {
-  /** Absolute index of the newest bucket recorded into; -Infinity before any record. */
-  head = -Infinity;
+  /** Absolute index of the newest bucket recorded into; -1 before any record (indices are >= 0; a small integer keeps the field unboxed). */
+  head = -1;
   /** Running sums of the three counters over buckets `(head − size, head]`. */
   s0 = 0;
   s1 = 0;
@@ -107,7 +107,7 @@ export class RollingWindow {
    * `current` (from {@link indexAt}): 0 when `i` is empty, expired or ahead.
    */
   count(i: number, current: number, field: 0 | 1 | 2): number {
-    if (i > this.head || i <= this.head - this.size || i <= current - this.size) return 0;
+    if (i < 0 || i > this.head || i <= this.head - this.size || i <= current - this.size) return 0;
     const c = this.counts;
     if (c === undefined) {
       if (i !== this.head) return 0;
@@ -118,7 +118,7 @@ export class RollingWindow {
 
   /** Empties every bucket. */
   clear(): void {
-    this.head = -Infinity;
+    this.head = -1;
     this.s0 = this.s1 = this.s2 = 0;
     this.counts?.fill(0);
   }
@@ -152,7 +152,13 @@ export class RollingWindow {
   }
 }
 
-/** go-zero's alignment: the bucket grid starts at construction time `t0`. */
+/**
+ * go-zero's alignment: the bucket grid starts at construction time `t0`.
+ * @example
+ * ```ts
+ * new RollingWindow(40, 250, goZeroOrigin(clock.now()));
+ * ```
+ */
 export function goZeroOrigin(t0: number): number {
   return t0;
 }
@@ -161,6 +167,10 @@ export function goZeroOrigin(t0: number): number {
  * Sentinel's leap-array alignment: buckets start at multiples of `bucketMs`
  * on the clock. The origin returned is the multiple at or before `t0`, which
  * keeps bucket indices small without moving the grid.
+ * @example
+ * ```ts
+ * new RollingWindow(10, 1_000, leapArrayOrigin(clock.now(), 1_000));
+ * ```
  */
 export function leapArrayOrigin(t0: number, bucketMs: number): number {
   return t0 - (((t0 % bucketMs) + bucketMs) % bucketMs);

@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { Clock } from '../../lib/clock.js';
 import { executeWith } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { PolicyEvent } from '../../lib/events.js';
@@ -37,7 +38,7 @@ export class KeyedBreaker<B extends AnyBreaker = AnyBreaker> implements Policy<n
   }
 
   /** The registry's clock. */
-  get clock() {
+  get clock(): Clock {
     return this.registry.clock;
   }
 

@@ -35,6 +35,7 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
   /** Bumped by every transition; a permit remembers the one it was admitted in. */
   private generation = 0;
   private retryAt = 0;
+  /** When half-open began, or when a probe went out with none in flight: the wait `maxHalfOpenMs` bounds. */
   private halfOpenSince = 0;
   private inFlight = 0;
   private probeSuccesses = 0;
@@ -98,7 +99,7 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     }
     if (this.halfOpenExpired(now)) this.shed(new BrokenCircuitError(this.name, this.o.openMs), undefined);
     if (this.inFlight >= this.o.probes) this.shed(new BrokenCircuitError(this.name), undefined);
-    this.inFlight++;
+    if (this.inFlight++ === 0) this.halfOpenSince = now; // a new wait for answers starts
     return this.generation;
   }
 
@@ -158,9 +159,14 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     return ok / this.probeCount;
   }
 
-  /** resilience4j's maxWaitDurationInHalfOpenState, checked lazily: reopens when half-open has lasted too long. */
+  /**
+   * resilience4j's maxWaitDurationInHalfOpenState, checked lazily: reopens when
+   * half-open has waited longer than `maxHalfOpenMs` with probes unanswered.
+   * (With none in flight nothing hangs: the next call is simply a probe, and
+   * the wait starts again.)
+   */
   private halfOpenExpired(now: number): boolean {
-    if (now - this.halfOpenSince <= this.o.maxHalfOpenMs) return false;
+    if (this.inFlight === 0 || now - this.halfOpenSince <= this.o.maxHalfOpenMs) return false;
     this.toOpen(now, 'halfOpenTimeout', now - this.halfOpenSince);
     return true;
   }

@@ -82,22 +82,22 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
 
   protected admit(start: number): number {
     if (this.isolations > 0) this.shed(new BrokenCircuitError(this.name), undefined);
+    const o = this.o;
     const w = this.window;
     // What is visible now is part of what the running sums hold. If failures and drops
     // there are within `protection`, step 6 is <= 0 whatever expired (minK >= 1): pass
     // without reading the clock.
-    if (!this.open && w.s1 + w.s2 <= this.o.protection) return this.epoch;
+    if (!this.open && w.s1 + w.s2 <= o.protection) return this.epoch;
     const now = start === start ? start : this.clock.now();
     w.read(now);
     const accepts = w.v0;
     const total = w.v0 + w.v1 + w.v2;
     // With the weight at its floor minK the ratio is at its largest: if even that is <= 0,
     // step 7 passes whatever the streaks are, and no bucket needs reading.
-    if (total - this.o.protection - this.o.minK * accepts <= 0) {
+    if (total - o.protection - o.minK * accepts <= 0) {
       if (this.open) this.setOpen(false, this.dropRatio(now, accepts, total));
       return this.epoch;
     }
-    const o = this.o;
     const dropRatio = this.dropRatio(now, accepts, total);
     if (dropRatio <= 0) {
       this.setOpen(false, dropRatio);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { goZeroOrigin, leapArrayOrigin, RollingWindow } from '../../lib/window.js';
 
@@ -92,5 +93,42 @@ describe('RollingWindow', () => {
     expect(w.count(1, 1, 1)).toBe(3);
     expect(w.count(0, 4, 0)).toBe(0); // expired as seen from bucket 4
     expect(w.count(1, 4, 1)).toBe(3);
+  });
+});
+
+
+describe('RollingWindow against a naive model', () => {
+  it('read() and count() agree with recounting every record', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 0, max: 999 }),
+        fc.boolean(),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 120 }), fc.nat(3), fc.nat(3), fc.nat(3), fc.boolean()), { minLength: 1, maxLength: 80, size: 'max' }),
+        (size, bucketMs, offset, leap, ops) => {
+          const t0 = T0 + offset;
+          const origin = leap ? leapArrayOrigin(t0, bucketMs) : goZeroOrigin(t0);
+          const w = new RollingWindow(size, bucketMs, origin);
+          const log: [number, number, number, number][] = [];
+          let now = t0;
+          for (const [dt, a, b, c, write] of ops) {
+            now += dt;
+            const idx = Math.floor((now - origin) / bucketMs);
+            if (write) {
+              w.add(now, a, b, c);
+              log.push([idx, a, b, c]);
+            }
+            const visible = log.filter(([i]) => idx - i < size);
+            const sum = (k: 1 | 2 | 3) => visible.reduce((s, r) => s + r[k], 0);
+            expect(sums(w, now)).toEqual([sum(1), sum(2), sum(3)]);
+            for (let i = idx - size + 1; i <= idx; i++) {
+              expect(w.count(i, idx, 1)).toBe(log.filter(([j]) => j === i).reduce((s, r) => s + r[2], 0));
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

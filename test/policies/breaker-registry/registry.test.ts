@@ -109,3 +109,20 @@ describe('keyedBreaker', () => {
     await expect(p.execute(() => 1, { meta: { tenant: 't2' } })).resolves.toBe(1);
   });
 });
+
+describe('breakerRegistry bookkeeping', () => {
+  it('delete, peek and keys in least-recently-used order', () => {
+    const clock = new TestClock(T0);
+    const r = breakerRegistry({ clock, random: scriptedRandom() });
+    r.get('a');
+    r.get('b');
+    r.get('c');
+    r.get('a');
+    expect([...r.keys()]).toEqual(['b', 'c', 'a']);
+    expect(r.delete('c')).toBe(true);
+    expect(r.delete('c')).toBe(false);
+    expect([...r.keys()]).toEqual(['b', 'a']);
+    expect(r.peek('b')).toBeInstanceOf(SreBreaker);
+    expect([...r.keys()]).toEqual(['b', 'a']); // peek does not touch
+  });
+});

@@ -347,3 +347,73 @@ describe('circuitBreaker: observing and forcing (B8–B10)', () => {
     expect(b.stats()).toEqual({ total: 3, failures: 1, slow: 0, consecutiveFailures: 1, consecutiveSuccesses: 0 });
   });
 });
+
+describe('circuitBreaker: maxHalfOpenMs needs unanswered probes', () => {
+  it('with no probe in flight, a call after maxHalfOpenMs is simply the next probe', async () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, probes: 2, maxHalfOpenMs: 5_000, clock });
+    b.allow().failure();
+    await clock.advance(1_000);
+    b.allow().success(); // 1 of 2
+    await clock.advance(10_000);
+    b.allow().success(); // no probe was pending: admitted, and it closes the breaker
+    expect(b.state).toBe('closed');
+  });
+});
+
+describe('circuitBreaker: events', () => {
+  it('rejected carries retryAfterMs when open, none when the half-open slots are full; one outcome per call', async () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, clock });
+    const events = collect(b);
+    b.allow().failure(new Error('x'));
+    await clock.advance(400);
+    expect(() => b.allow()).toThrow(BrokenCircuitError);
+    await clock.advance(600);
+    const probe = b.allow();
+    expect(() => b.allow()).toThrow(BrokenCircuitError);
+    probe.success();
+    const rejected = events.filter((e) => e.type === 'rejected');
+    expect(rejected).toEqual([
+      { type: 'rejected', policy: 'circuitBreaker', state: 'open', retryAfterMs: 600 },
+      { type: 'rejected', policy: 'circuitBreaker', state: 'half-open', retryAfterMs: undefined },
+    ]);
+    const outcomes = events.flatMap((e) => (e.type === 'outcome' ? [e.result] : []));
+    expect(outcomes).toEqual(['failure', 'rejected', 'rejected', 'success']);
+    expect(changes(events).map((e) => (e.type === 'stateChange' ? `${e.from}>${e.to}:${e.reason}` : ''))).toEqual([
+      'closed>open:threshold',
+      'open>half-open:retryTimeout',
+      'half-open>closed:probesSucceeded',
+    ]);
+  });
+
+  it('isolate and reset report their transitions once', () => {
+    const { b } = setup({ strategy: 'errorCount', threshold: 10 });
+    const seen: string[] = [];
+    b.state$.subscribe((s) => seen.push(s));
+    const h = b.isolate();
+    b.isolate().dispose();
+    h.dispose();
+    b.reset();
+    expect(seen).toEqual(['closed', 'open', 'closed']);
+  });
+});
+
+describe('circuitBreaker: dynamicThreshold probe term', () => {
+  it('failed probes raise the threshold (the formula as written: harder to trip)', async () => {
+    const { clock, b } = setup({ strategy: 'dynamicThreshold', baseRps: 1_000_000, minRequests: 10, openMs: 100 });
+    succeed(b, 9);
+    fail(b); // no probes yet (rate 1): 0.1 > 0.5·0.1 trips
+    expect(b.state).toBe('open');
+    await clock.advance(100);
+    fail(b); // probe fails: history [fail]
+    await clock.advance(100);
+    succeed(b); // probe succeeds: history [fail, success], rate 0.5: closed, window empty
+    expect(b.state).toBe('closed');
+    succeed(b, 9);
+    fail(b); // 0.1 > 0.05 + 0.2·0.5 is false
+    expect(b.state).toBe('closed');
+    fail(b, 2); // 3/12 = 0.25 > 0.125 + 0.1
+    expect(b.state).toBe('open');
+  });
+});
