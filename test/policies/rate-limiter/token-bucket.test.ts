@@ -63,6 +63,17 @@ describe('tokenBucket', () => {
     await expect(limiter.execute(() => 5)).resolves.toBe(5);
   });
 
+  it('handles sync throws of non-errors, plain values and thenables', async () => {
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 10 }) });
+    await expect(
+      limiter.execute(() => {
+        throw 42;
+      }),
+    ).rejects.toBe(42);
+    await expect(limiter.execute(() => ({ then: (ok: (v: string) => void) => ok('t') }) as PromiseLike<string>)).resolves.toBe('t');
+    await expect(limiter.execute(() => null)).resolves.toBeNull();
+  });
+
   it('defaults burst to ceil(rate)', () => {
     expect(tokenBucket({ rate: 2.5 }).burst).toBe(3);
     expect(tokenBucket({ rate: 0.1 }).burst).toBe(1);
