@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedStoreCall } from '../../policies/idempotent/store-call.js';
 import type { LimiterHost, RateAlgorithm } from '../../policies/rate-limiter/algorithm.js';
-import { perSecond, positiveInt } from '../../policies/rate-limiter/options.js';
+import { perSecond, positiveInt } from '../../policies/rate-limiter/numbers.js';
 import { TokenBucket } from '../../policies/rate-limiter/token-bucket.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ConfigError } from '../errors.js';

@@ -7,28 +7,28 @@ import { isDeepStrictEqual } from 'node:util';
  *
  * @example
  * ```ts
- * const superjsonCodec: Codec = { encode: (v) => superjson.stringify(v), decode: (t) => superjson.parse(t) };
+ * const superjsonCodec: IdempotencyCodec = { encode: (v) => superjson.stringify(v), decode: (t) => superjson.parse(t) };
  * ```
  */
-export interface Codec {
+export interface IdempotencyCodec {
   encode(value: unknown): string;
   decode(text: string): unknown;
 }
 
 /** JSON, with `undefined` (an operation that returns nothing) stored as the empty string. */
-export const jsonCodec: Codec = {
+export const jsonIdempotencyCodec: IdempotencyCodec = {
   encode: (value) => (value === undefined ? '' : JSON.stringify(value)),
   decode: (text) => (text === '' ? undefined : JSON.parse(text)),
 };
 
-/** True for a {@link Codec}. */
-export function isCodec(value: unknown): value is Codec {
-  const c = value as Codec;
+/** True for a {@link IdempotencyCodec}. */
+export function isIdempotencyCodec(value: unknown): value is IdempotencyCodec {
+  const c = value as IdempotencyCodec;
   return typeof value === 'object' && value !== null && typeof c.encode === 'function' && typeof c.decode === 'function';
 }
 
 /** Encodes `value`, checking that it decodes back to an equal value; throws a `TypeError` when it would not. */
-export function encodeChecked(codec: Codec, value: unknown, key: string): string {
+export function encodeChecked(codec: IdempotencyCodec, value: unknown, key: string): string {
   const text = codec.encode(value);
   if (typeof text !== 'string' || !isDeepStrictEqual(codec.decode(text), value)) {
     throw new TypeError(

@@ -7,7 +7,7 @@ import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { sleep } from '../retry/retry.js';
-import { encodeChecked, jsonCodec, type Codec } from './codec.js';
+import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { Flight } from './flight.js';
 import { memoryStore } from './memory-store.js';
 import { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
@@ -40,7 +40,7 @@ export class IdempotentPolicy implements Policy<never> {
   private readonly flights = new Map<string, Flight<unknown>>();
   private readonly clock: Clock;
   private readonly keyOf: ((ctx: ExecutionContext) => string | undefined) | undefined;
-  private readonly codec: Codec;
+  private readonly codec: IdempotencyCodec;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
   private readonly o: ReturnType<typeof parseIdempotentOptions>;
 
@@ -54,7 +54,7 @@ export class IdempotentPolicy implements Policy<never> {
       throw new ConfigError('idempotent', [{ path: 'renewLease', message: 'the store has no extend(key, token, leaseMs) to renew leases with' }]);
     }
     this.keyOf = o.key;
-    this.codec = o.codec ?? jsonCodec;
+    this.codec = o.codec ?? jsonIdempotencyCodec;
     this.handleResult = o.handleResult;
     this.events$ = this.events.events$;
   }

@@ -2,4 +2,4 @@ export { idempotent, IdempotentPolicy } from './idempotent.js';
 export { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
 export { memoryStore, MemoryStore, MemoryStoreOptionsSchema, type MemoryStoreOptions } from './memory-store.js';
 export { isIdempotencyStore, type IdempotencyStore, type ClaimResult } from './store.js';
-export { jsonCodec, isCodec, type Codec } from './codec.js';
+export { jsonIdempotencyCodec, isIdempotencyCodec, type IdempotencyCodec } from './codec.js';

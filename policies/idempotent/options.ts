@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { clockSchema, fnSchema, nameSchema, positiveMs } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
-import { isCodec, type Codec } from './codec.js';
+import { isIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { isIdempotencyStore, type IdempotencyStore } from './store.js';
 
 /** Options of {@link idempotent}. */
@@ -36,7 +36,7 @@ export const IdempotentOptionsSchema = z
     /** Polling interval while waiting on another process's claim. @defaultValue 100 */
     pollMs: positiveMs.default(100),
     /** Encodes results for the store. @defaultValue JSON (`undefined` kept) */
-    codec: z.custom<Codec>(isCodec, { message: 'expected a codec { encode, decode }' }).optional(),
+    codec: z.custom<IdempotencyCodec>(isIdempotencyCodec, { message: 'expected a codec { encode, decode }' }).optional(),
     /** Each store call's own deadline; past it the call fails with `StoreUnavailableError`. @defaultValue 1,000 */
     storeTimeoutMs: positiveMs.default(1_000),
     /** When the store cannot be reached, run the operation anyway (no exactly-once) instead of rejecting. @defaultValue false */

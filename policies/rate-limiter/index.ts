@@ -1,5 +1,5 @@
 export { rateLimiter, RateLimiterPolicy } from './rate-limiter.js';
-export { RateLimiterOptionsSchema, type RateLimiterOptions } from './options.js';
+export { RateLimiterOptionsSchema, RateAlgorithmConfigSchema, type RateLimiterOptions, type RateAlgorithmConfig } from './options.js';
 export { isRateAlgorithm, type RateAlgorithm, type LimiterHost } from './algorithm.js';
 export { tokenBucket, TokenBucket, TokenBucketOptionsSchema, type TokenBucketOptions } from './token-bucket.js';
 export { leakyBucket, LeakyBucket, LeakyBucketOptionsSchema, type LeakyBucketOptions } from './leaky-bucket.js';

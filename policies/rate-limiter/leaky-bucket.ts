@@ -5,7 +5,7 @@ import { parseOptions } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { WaitQueue, type QueueNode } from '../bulkhead/queue.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
-import { nonNegativeInt, perSecond } from './options.js';
+import { nonNegativeInt, perSecond } from './numbers.js';
 
 /** Options of {@link leakyBucket}. */
 export const LeakyBucketOptionsSchema = z

@@ -5,8 +5,11 @@ import { isShedRejection, isTimeoutError, RateLimitedError } from '../../lib/err
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import type { LimiterHost, RateAlgorithm } from './algorithm.js';
-import { RateLimiterOptionsSchema, type RateLimiterOptions } from './options.js';
+import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
+import { LeakyBucket } from './leaky-bucket.js';
+import { RateLimiterOptionsSchema, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
+import { SlidingWindow } from './sliding-window.js';
+import { TokenBucket } from './token-bucket.js';
 
 /**
  * Admits calls at a bounded rate (seed 001's 限流, the first line of
@@ -33,7 +36,7 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
   constructor(options: RateLimiterOptions) {
     const o = parseOptions(RateLimiterOptionsSchema, options, 'rateLimiter');
     this.name = o.name;
-    this.algorithm = o.algorithm;
+    this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
     this.clock = o.clock ?? systemClock;
     this.events$ = this.events.events$;
     this.algorithm.attach?.(this);
@@ -96,6 +99,17 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
 
   private report(result: OutcomeResult, start: number, error?: unknown): void {
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  }
+}
+
+function fromConfig(config: RateAlgorithmConfig): RateAlgorithm {
+  switch (config.kind) {
+    case 'tokenBucket':
+      return new TokenBucket({ rate: config.rate, burst: config.burst });
+    case 'leakyBucket':
+      return new LeakyBucket({ rate: config.rate, capacity: config.capacity });
+    default:
+      return new SlidingWindow({ limit: config.limit, windowMs: config.windowMs });
   }
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOptions, positiveMs } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
-import { positiveInt } from './options.js';
+import { positiveInt } from './numbers.js';
 
 /** Options of {@link slidingWindow}. */
 export const SlidingWindowOptionsSchema = z

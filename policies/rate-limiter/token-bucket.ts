@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOptions } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { EPSILON, retryAfter, type RateAlgorithm } from './algorithm.js';
-import { perSecond, positiveInt } from './options.js';
+import { perSecond, positiveInt } from './numbers.js';
 
 /** Options of {@link tokenBucket}. */
 export const TokenBucketOptionsSchema = z

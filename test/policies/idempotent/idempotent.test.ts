@@ -264,6 +264,18 @@ describe('idempotent', () => {
     expect(sent).toBe(1);
   });
 
+  it('handles sync throws of non-errors, plain values and thenables', async () => {
+    const p = idempotent();
+    await expect(
+      p.execute(() => {
+        throw 'nope';
+      }, { key: 's' }),
+    ).rejects.toBe('nope');
+    await expect(p.execute(() => ({ then: (ok: (v: number) => void) => ok(5) }) as PromiseLike<number>, { key: 's' })).resolves.toBe(5);
+    await expect(p.execute(() => 6, { key: 's' })).resolves.toBe(5);
+    await expect(p.execute(() => Promise.reject(undefined), { key: 'u' })).rejects.toBeUndefined();
+  });
+
   it('a custom codec is used both ways', async () => {
     const codec = { encode: (v: unknown) => `x${JSON.stringify(v)}`, decode: (t: string) => JSON.parse(t.slice(1)) as unknown };
     const p = idempotent({ codec });

@@ -63,6 +63,17 @@ describe('tokenBucket', () => {
     await expect(limiter.execute(() => 5)).resolves.toBe(5);
   });
 
+  it('handles sync throws of non-errors, plain values and thenables', async () => {
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 10 }) });
+    await expect(
+      limiter.execute(() => {
+        throw 42;
+      }),
+    ).rejects.toBe(42);
+    await expect(limiter.execute(() => ({ then: (ok: (v: string) => void) => ok('t') }) as PromiseLike<string>)).resolves.toBe('t');
+    await expect(limiter.execute(() => null)).resolves.toBeNull();
+  });
+
   it('defaults burst to ceil(rate)', () => {
     expect(tokenBucket({ rate: 2.5 }).burst).toBe(3);
     expect(tokenBucket({ rate: 0.1 }).burst).toBe(1);
@@ -85,6 +96,28 @@ describe('tokenBucket', () => {
     ]);
   });
 
+  it('takes the algorithm as data too (for config files)', async () => {
+    const clock = new TestClock(START);
+    const limiter = rateLimiter({ algorithm: { kind: 'tokenBucket', rate: 1, burst: 1 }, clock });
+    expect(limiter.algorithm.kind).toBe('tokenBucket');
+    await limiter.execute(() => 1);
+    await expect(limiter.execute(() => 2)).rejects.toBeInstanceOf(RateLimitedError);
+    expect(rateLimiter({ algorithm: { kind: 'leakyBucket', rate: 2 } }).algorithm.kind).toBe('leakyBucket');
+    expect(rateLimiter({ algorithm: { kind: 'slidingWindow', limit: 2, windowMs: 10 } }).algorithm.kind).toBe('slidingWindow');
+    const bad = (algorithm: unknown) => {
+      try {
+        rateLimiter({ algorithm } as never);
+      } catch (e) {
+        return (e as ConfigError).issues.map((i) => i.path);
+      }
+      return [];
+    };
+    expect(bad({ kind: 'tokenBucket', rate: 0 })).toEqual(['algorithm.rate']);
+    expect(bad({ kind: 'slidingWindow', limit: 1 })).toEqual(['algorithm.windowMs']);
+    expect(bad({ kind: 'tokenBucket', rate: 1, size: 2 })).toEqual(['algorithm.size']);
+    expect(bad({ kind: 'gcra', rate: 1 })[0]).toMatch(/^algorithm/);
+  });
+
   it('rejects bad options with a ConfigError naming the option', () => {
     const cases: [() => unknown, string][] = [
       [() => tokenBucket({ rate: 0 }), 'rate'],
@@ -94,7 +127,7 @@ describe('tokenBucket', () => {
       [() => tokenBucket({ rate: 1, burst: 0 }), 'burst'],
       [() => tokenBucket({ rate: 1, burst: 1.5 }), 'burst'],
       [() => tokenBucket({ rate: 1, bucket: 1 } as never), 'bucket'],
-      [() => rateLimiter({ algorithm: { rate: 1 } } as never), 'algorithm'],
+      [() => rateLimiter({ algorithm: { rate: 1 } } as never), 'algorithm.kind'],
       [() => rateLimiter({} as never), 'algorithm'],
       [() => rateLimiter({ algorithm: tokenBucket({ rate: 1 }), name: '' }), 'name'],
     ];
