@@ -88,20 +88,37 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     return executeWith(this, op, options, this.clock);
   }
 
-  async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
-    if (abortedHard(ctx)) throw ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason;
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+    if (abortedHard(ctx)) return Promise.reject(ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason);
     const start = this.timed || this.observed ? this.clock.now() : NaN;
-    const token = this.admit(start);
-    let value: R;
+    let token: number;
     try {
-      value = await runNext(op, ctx, next);
+      token = this.admit(start);
     } catch (error) {
-      this.complete(token, start, this.verdictOf(error, ctx), error);
-      throw error;
+      return Promise.reject(error);
     }
+    let inner: Promise<R>;
+    try {
+      inner = runNext(op, ctx, next);
+    } catch (error) {
+      inner = Promise.reject(error);
+    }
+    // Handlers on the inner promise, not an async frame: the success path costs one reaction.
+    return inner.then(
+      (value) => this.settled(token, start, value),
+      (error: unknown) => this.failed(token, start, error, ctx),
+    );
+  }
+
+  private settled<R>(token: number, start: number, value: R): R {
     if (this.handleResult !== undefined && judge(this.handleResult, value)) this.complete(token, start, FAILURE, value);
     else this.complete(token, start, SUCCESS, undefined);
     return value;
+  }
+
+  private failed(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
+    this.complete(token, start, this.verdictOf(error, ctx), error);
+    throw error;
   }
 
   /**
@@ -128,11 +145,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
 
   /** @internal settles an admitted call (permit or execute). */
   complete(token: number, start: number, verdict: Verdict, error: unknown): void {
+    let now = NaN;
     if (verdict === RELEASE) this.release(token);
-    else this.record(token, start, this.clock.now(), verdict);
+    else this.record(token, start, (now = this.clock.now()), verdict);
     if (this.observed && (verdict !== RELEASE || error !== undefined)) {
       const result = verdict === SUCCESS ? 'success' : verdict === TIMEOUT ? 'timeout' : isShedRejection(error) ? 'rejected' : 'failure';
-      const durationMs = start === start ? this.clock.now() - start : 0;
+      // One clock read serves the window and the event.
+      const durationMs = start === start ? (now === now ? now : this.clock.now()) - start : 0;
       this.ev!.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
     }
   }

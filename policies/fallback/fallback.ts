@@ -44,7 +44,27 @@ export class FallbackPolicy<T> implements Policy<T> {
     return executeWith(this, op, options, systemClock);
   }
 
-  async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
+    if (this.handleResult !== undefined) return this.run(op, ctx, next);
+    // No result to judge: pass the inner promise through with handlers attached
+    // (no async frame); with nobody listening, only a rejection handler and no clock read.
+    const observed = this.events.observed;
+    const start = observed ? ctx.clock.now() : 0;
+    let inner: Promise<R>;
+    try {
+      inner = runNext(op, ctx, next);
+    } catch (error) {
+      return this.failed(error, ctx, start);
+    }
+    const onFailure = (error: unknown) => this.failed(error, ctx, start);
+    if (!observed) return inner.then(undefined, onFailure);
+    return inner.then((value) => {
+      if (this.events.observed) this.outcome(ctx, 'success', start);
+      return value;
+    }, onFailure);
+  }
+
+  private async run<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
     const start = this.events.observed ? ctx.clock.now() : 0;
     let failure: unknown;
     try {
@@ -55,13 +75,18 @@ export class FallbackPolicy<T> implements Policy<T> {
       }
       failure = value;
     } catch (error) {
-      if (hardAborted(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
-        if (this.events.observed) this.outcome(ctx, 'failure', start, error);
-        throw error;
-      }
-      failure = error;
+      return this.failed(error, ctx, start);
     }
     return this.answer(failure, ctx, start);
+  }
+
+  /** The inner call threw `error`: rethrow it (the caller's cancellation, or not handled) or answer it. */
+  private failed(error: unknown, ctx: ExecutionContext, start: number): Promise<T> {
+    if (hardAborted(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
+      if (this.events.observed) this.outcome(ctx, 'failure', start, error);
+      return Promise.reject(error);
+    }
+    return this.answer(error, ctx, start);
   }
 
   private async answer(failure: unknown, ctx: ExecutionContext, start: number): Promise<T> {

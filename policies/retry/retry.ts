@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Scope } from '../../lib/context.js';
+import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
 import { isShedRejection } from '../../lib/errors.js';
 import { EventSource, type GiveUpEvent, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
@@ -14,6 +14,9 @@ import { RetryOptionsSchema, type RetryOptions } from './options.js';
 type RetryOptionsParsed = z.output<typeof RetryOptionsSchema>;
 
 type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
+
+/** Marks a retry loop whose first attempt has not run yet. */
+const NOT_TRIED: unique symbol = Symbol('notTried');
 
 /**
  * Tries a call again when it fails: `maxAttempts` tries in all, with backoff
@@ -74,11 +77,36 @@ export class RetryPolicy implements Policy<never> {
     return executeWith(this, op, options, this.clock);
   }
 
-  async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
+    if (this.budget !== undefined || this.handleResult !== undefined) return this.run(op, c, next, NOT_TRIED, 0);
+    // No budget and no result to judge: the first attempt's promise passes through with
+    // handlers attached (no async frame); the retry loop starts only once it has failed.
     const observed = this.events.observed;
-    const start = observed || this.budget !== undefined ? this.clock.now() : 0;
-    this.budget?.onCall(start);
+    const start = observed ? this.clock.now() : 0;
+    let first: Promise<R>;
+    try {
+      first = runNext(op, c.withAttempt(1), next);
+    } catch (error) {
+      return this.run(op, c, next, error, start);
+    }
+    const onFailure = (error: unknown) => this.run(op, c, next, error, start);
+    if (!observed) return first.then(undefined, onFailure);
+    return first.then((value) => {
+      if (this.events.observed) this.succeeded(1, start);
+      return value;
+    }, onFailure);
+  }
+
+  /**
+   * The retry loop. `firstError` is what the first attempt threw when it has
+   * already run ({@link NOT_TRIED} if not), and `start` then the clock time it started.
+   */
+  private async run<R>(op: Operation<R>, c: Context, next: Chain | undefined, firstError: unknown, start: number): Promise<R> {
+    if (firstError === NOT_TRIED) {
+      if (this.events.observed || this.budget !== undefined) start = this.clock.now();
+      this.budget?.onCall(start);
+    }
     let previousDelay = 0;
     for (let attempt = 1; ; attempt++) {
       let value: R | undefined;
@@ -87,6 +115,7 @@ export class RetryPolicy implements Policy<never> {
       let thrown = false;
       const attemptStart = this.budget?.onAttempt !== undefined ? this.clock.now() : 0;
       try {
+        if (attempt === 1 && firstError !== NOT_TRIED) throw firstError;
         value = await runNext(op, c.withAttempt(attempt), next);
         verdict = this.handleResult !== undefined && judge(this.handleResult, value) ? 1 : 0;
         error = value;

@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
-import { executeWith, Guard, runNext, Scope, toContext } from '../../lib/context.js';
+import { executeWith, runNext, Scope, toContext } from '../../lib/context.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
@@ -70,17 +70,16 @@ export class TimeoutPolicy implements Policy<never> {
     const at = start + this._ms;
     // An enclosing deadline that comes first governs; this one adds nothing.
     if (c.deadline !== undefined && c.deadline <= at) return runNext(op, c, next);
-    const scope = new Scope(c.scope, undefined, at, this.timer, this.name, this._mode === 'cooperative');
-    const guard = new TimeoutGuard<R>(scope, this, start);
-    const child = c.withScope(scope);
+    const call = new TimeoutCall<R>(c.scope, at, this.timer, this, start, this._mode === 'cooperative');
+    const child = c.withScope(call);
     let inner: R | PromiseLike<R>;
     try {
-      // The guard already races the operation against the scope: call it directly, not through a second race.
+      // The call already races the operation against its scope: call it directly, not through a second race.
       inner = next === undefined ? op(child) : runNext(op, child, next);
     } catch (error) {
       inner = Promise.reject(error);
     }
-    return guard.watch(inner);
+    return call.watch(inner);
   }
 
   /** @internal */
@@ -93,38 +92,99 @@ export class TimeoutPolicy implements Policy<never> {
   }
 }
 
-class TimeoutGuard<R> extends Guard<R> {
-  constructor(
-    scope: Scope,
-    private readonly owner: TimeoutPolicy,
-    private readonly start: number,
-  ) {
-    super(scope, true);
+// The executor of every call's promise: one shared function instead of a closure per call.
+let capturedResolve: ((value: never) => void) | undefined;
+let capturedReject: ((error: unknown) => void) | undefined;
+function capture(resolve: (value: never) => void, reject: (error: unknown) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
+}
+
+/**
+ * One call through a timeout: its cancellation scope and, in the same
+ * object, the race of the operation against it (one allocation where a
+ * scope and a guard would be two). Settles with the operation's outcome,
+ * or at once when the scope aborts hard (this deadline if aggressive, an
+ * enclosing one, the caller).
+ */
+class TimeoutCall<R> extends Scope {
+  // Declared, not initialised: Scope's constructor may abort (an enclosing scope
+  // already aborted) before these exist; `watch` then settles.
+  declare readonly promise: Promise<R>;
+  declare private resolve: (value: R) => void;
+  declare private reject: (error: unknown) => void;
+  declare private settled: boolean;
+  declare private readonly policy: TimeoutPolicy;
+  declare private readonly start: number;
+
+  constructor(parent: Scope | undefined, at: number, timer: DeadlineTimer, policy: TimeoutPolicy, start: number, coop: boolean) {
+    super(parent, undefined, at, timer, policy.name, coop);
+    this.promise = new Promise<R>(capture);
+    this.resolve = capturedResolve as (value: R) => void;
+    this.reject = capturedReject as (error: unknown) => void;
+    this.settled = false;
+    this.policy = policy;
+    this.start = start;
   }
 
-  protected override settleOk(value: R): void {
-    this.owner.report('success', this.start);
-    super.settleOk(value);
+  /** Starts watching the operation's `value`; returns the call's promise. */
+  watch(value: R | PromiseLike<R>): Promise<R> {
+    if (this.aborted && !this.cooperative) this.fail(this.reason);
+    if (this.settled) {
+      // The abandoned value may still reject; nobody may see that as unhandled.
+      Promise.resolve(value).then(undefined, noop);
+      return this.promise;
+    }
+    Promise.resolve(value).then(
+      (v) => this.ok(v),
+      (e: unknown) => this.err(e),
+    );
+    return this.promise;
   }
 
-  protected override settleErr(error: unknown): void {
-    if (this.scope.expired) {
+  override abort(reason: unknown, byCaller: boolean, cooperative: boolean): void {
+    super.abort(reason, byCaller, cooperative);
+    // Before the constructor has finished there is nothing to settle yet (watch does it).
+    if (this.promise !== undefined && this.aborted && !this.cooperative) this.fail(this.reason);
+  }
+
+  private ok(value: R): void {
+    if (this.settled) return;
+    this.policy.report('success', this.start);
+    this.finish();
+    this.resolve(value);
+  }
+
+  private err(error: unknown): void {
+    if (this.settled) return;
+    if (this.expired) {
       // cooperative: the operation gave up after our deadline
-      const timeoutError = new TimeoutError(this.owner.name, undefined, { cause: error });
-      this.owner.report('timeout', this.start, timeoutError);
-      super.settleErr(timeoutError);
+      const timeoutError = new TimeoutError(this.policy.name, undefined, { cause: error });
+      this.policy.report('timeout', this.start, timeoutError);
+      this.finish();
+      this.reject(timeoutError);
       return;
     }
-    this.owner.report('failure', this.start, error);
-    super.settleErr(error);
+    this.policy.report('failure', this.start, error);
+    this.finish();
+    this.reject(error);
   }
 
-  protected override fail(error: unknown): void {
+  /** Rejects now, leaving the watched value to settle unobserved. */
+  private fail(error: unknown): void {
     if (this.settled) return;
-    this.owner.report(this.scope.expired ? 'timeout' : 'failure', this.start, error);
-    super.fail(error);
+    this.policy.report(this.expired ? 'timeout' : 'failure', this.start, error);
+    this.finish();
+    this.reject(error);
+  }
+
+  private finish(): void {
+    this.settled = true;
+    this.dispose();
   }
 }
+
+function noop(): void {}
 
 /**
  * Makes a {@link TimeoutPolicy}: `timeout(300)` or `timeout({ ms: 300, mode: 'cooperative' })`.
