@@ -14,17 +14,20 @@ const EMPTY_META: Readonly<Record<string, string>> = Object.freeze({});
  * enclosing scope. Internal listeners cost a field write, not an
  * `AbortController`; the `AbortSignal` users see is made only when read.
  */
+// Scope state bits (one small integer where five booleans would be five fields).
+const ABORTED = 1;
+const BY_CALLER = 2;
+const COOPERATIVE = 4;
+const EXPIRED = 8;
+const COOP = 16;
+/** The first bit a subclass may use for its own flags. */
+export const SCOPE_FREE_BIT = 32;
+
 export class Scope implements AbortListener, DeadlineEntry {
-  /** True once aborted (by the caller, a deadline, or the enclosing scope). */
-  aborted = false;
+  /** State bits: aborted, byCaller, cooperative, expired, own deadline cooperative; higher bits for subclasses. */
+  protected flags: number;
   /** The abort reason: the caller's `signal.reason` or a `TimeoutError`. */
   reason: unknown = undefined;
-  /** True when the abort came from the caller's own signal. */
-  byCaller = false;
-  /** True when the abort asks the operation to stop but nobody should stop waiting for it (cooperative timeout). */
-  cooperative = false;
-  /** True when this scope's own deadline passed (not an enclosing one, not the caller). */
-  expired = false;
   heapIndex = -1;
   private ctrl: AbortController | undefined = undefined;
   private first: AbortListener | undefined = undefined;
@@ -44,8 +47,9 @@ export class Scope implements AbortListener, DeadlineEntry {
     readonly at: number,
     private readonly timer: DeadlineTimer | undefined,
     private readonly owner: string,
-    private readonly coop: boolean,
+    coop: boolean,
   ) {
+    this.flags = coop ? COOP : 0;
     if (parent !== undefined) {
       if (parent.aborted) {
         this.follow(parent);
@@ -55,6 +59,26 @@ export class Scope implements AbortListener, DeadlineEntry {
     }
     if (callerSignal !== undefined) callerSignal.addEventListener('abort', this);
     if (at !== Infinity && timer !== undefined) timer.add(this);
+  }
+
+  /** True once aborted (by the caller, a deadline, or the enclosing scope). */
+  get aborted(): boolean {
+    return (this.flags & ABORTED) !== 0;
+  }
+
+  /** True when the abort came from the caller's own signal. */
+  get byCaller(): boolean {
+    return (this.flags & BY_CALLER) !== 0;
+  }
+
+  /** True when the abort asks the operation to stop but nobody should stop waiting for it (cooperative timeout). */
+  get cooperative(): boolean {
+    return (this.flags & COOPERATIVE) !== 0;
+  }
+
+  /** True when this scope's own deadline passed (not an enclosing one, not the caller). */
+  get expired(): boolean {
+    return (this.flags & EXPIRED) !== 0;
   }
 
   /** The signal operations see; made on first read. */
@@ -92,10 +116,8 @@ export class Scope implements AbortListener, DeadlineEntry {
   abort(reason: unknown, byCaller: boolean, cooperative: boolean): void {
     // A cooperative abort may still be hardened by a later aggressive one.
     if (this.aborted && (!this.cooperative || cooperative)) return;
-    this.aborted = true;
+    this.flags = (this.flags & ~(BY_CALLER | COOPERATIVE)) | ABORTED | (byCaller ? BY_CALLER : 0) | (cooperative ? COOPERATIVE : 0);
     this.reason = reason;
-    this.byCaller = byCaller;
-    this.cooperative = cooperative;
     // A cooperative abort keeps the links: a later hard abort must still arrive.
     if (cooperative) {
       if (this.heapIndex >= 0) this.timer!.remove(this);
@@ -128,8 +150,8 @@ export class Scope implements AbortListener, DeadlineEntry {
 
   /** @internal the deadline passed. */
   expire(): void {
-    this.expired = true;
-    this.abort(new TimeoutError(this.owner), false, this.coop);
+    this.flags |= EXPIRED;
+    this.abort(new TimeoutError(this.owner), false, (this.flags & COOP) !== 0);
   }
 
   private follow(parent: Scope): void {

@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
-import { executeWith, runNext, Scope, toContext } from '../../lib/context.js';
+import { Context, EMPTY_META, executeWith, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
@@ -61,7 +61,12 @@ export class TimeoutPolicy implements Policy<never> {
   }
 
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
+    if (options !== undefined) return executeWith(this, op, options, this.clock);
+    // Nothing encloses the call: its context is the timeout's own, with no root context before it.
+    const start = this.clock.now();
+    const at = start + this._ms;
+    const call = new TimeoutCall<R>(undefined, at, this.timer, this, start, this._mode === 'cooperative');
+    return this.race(op, new Context(this.clock, call, at, 1, undefined, EMPTY_META), undefined, call);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -71,7 +76,10 @@ export class TimeoutPolicy implements Policy<never> {
     // An enclosing deadline that comes first governs; this one adds nothing.
     if (c.deadline !== undefined && c.deadline <= at) return runNext(op, c, next);
     const call = new TimeoutCall<R>(c.scope, at, this.timer, this, start, this._mode === 'cooperative');
-    const child = c.withScope(call);
+    return this.race(op, c.withScope(call), next, call);
+  }
+
+  private race<R>(op: Operation<R>, child: Context, next: Chain | undefined, call: TimeoutCall<R>): Promise<R> {
     let inner: R | PromiseLike<R>;
     try {
       // The call already races the operation against its scope: call it directly, not through a second race.
@@ -113,7 +121,6 @@ class TimeoutCall<R> extends Scope {
   declare readonly promise: Promise<R>;
   declare private resolve: (value: R) => void;
   declare private reject: (error: unknown) => void;
-  declare private settled: boolean;
   declare private readonly policy: TimeoutPolicy;
   declare private readonly start: number;
 
@@ -122,7 +129,6 @@ class TimeoutCall<R> extends Scope {
     this.promise = new Promise<R>(capture);
     this.resolve = capturedResolve as (value: R) => void;
     this.reject = capturedReject as (error: unknown) => void;
-    this.settled = false;
     this.policy = policy;
     this.start = start;
   }
@@ -135,10 +141,8 @@ class TimeoutCall<R> extends Scope {
       Promise.resolve(value).then(undefined, noop);
       return this.promise;
     }
-    Promise.resolve(value).then(
-      (v) => this.ok(v),
-      (e: unknown) => this.err(e),
-    );
+    // Bound methods: two small objects, where two arrow functions would also need a context.
+    Promise.resolve(value).then(this.ok.bind(this), this.err.bind(this));
     return this.promise;
   }
 
@@ -178,13 +182,19 @@ class TimeoutCall<R> extends Scope {
     this.reject(error);
   }
 
+  private get settled(): boolean {
+    return (this.flags & SETTLED) !== 0;
+  }
+
   private finish(): void {
-    this.settled = true;
+    this.flags |= SETTLED;
     this.dispose();
   }
 }
 
 function noop(): void {}
+
+const SETTLED = SCOPE_FREE_BIT;
 
 /**
  * Makes a {@link TimeoutPolicy}: `timeout(300)` or `timeout({ ms: 300, mode: 'cooperative' })`.
