@@ -1,5 +1,15 @@
 import { measure } from 'mitata';
-import { mitataOptions, rounds } from './config.mjs';
+import { mitataOptions, quick, rounds } from './config.mjs';
+
+/**
+ * mitata's clock, replaced by this process's CPU time (user + system, all
+ * threads, GC included) in ns. The machine is shared: wall time also counts
+ * the slices other processes take, which made medians jump 5x between runs.
+ */
+export function cpuNow() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1e3;
+}
 
 /** Median of numbers (the mean of the middle two for an even count). */
 export function median(xs) {
@@ -10,7 +20,10 @@ export function median(xs) {
 
 /** mitata's median nanoseconds per call of `fn` (awaited when it returns a promise). */
 export async function nsPerCall(fn) {
-  const stats = await measure(fn, { ...mitataOptions });
+  // Warm up first, so that mitata sees a fast first call; batching is forced
+  // anyway (the CPU clock ticks in microseconds: only batches resolve ns).
+  for (let i = 0; i < (quick ? 10 : 2000); i++) await fn();
+  const stats = await measure(fn, { ...mitataOptions, now: cpuNow, batch_threshold: Infinity });
   return stats.p50;
 }
 
@@ -22,9 +35,25 @@ export async function nsPerCall(fn) {
 export async function roundsOf(subjects) {
   const out = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const [name, fn] of Object.entries(subjects)) out[name].push(await nsPerCall(fn));
+    for (const [name, fn] of Object.entries(subjects)) {
+      await settle();
+      out[name].push(await nsPerCall(fn));
+    }
   }
   return out;
+}
+
+/**
+ * Lets the event loop turn and collects garbage before a measurement. A
+ * measurement is one long run of microtasks: until it ends, V8 keeps alive
+ * every object a WeakRef was made for during it (Node's AbortSignal and
+ * EventTarget make some), and timers cannot fire. Without a turn, what one
+ * subject left behind would be collected while the next one is measured.
+ */
+export async function settle() {
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  globalThis.gc?.();
 }
 
 /** Per-round `a[i] - b[i]`: overhead above a baseline measured in the same round. */
