@@ -16,7 +16,7 @@ for (const [i, first] of runs[0].figures.entries()) {
   const ours = median(rows.map((r) => r.ours));
   const theirs = median(rows.map((r) => r.theirs));
   const ratio = median(rows.map((r) => r.ratio));
-  const met = first.target === 'info' ? '' : ratio <= first.maxRatio && (first.absMax == null || ours <= first.absMax) ? 'yes' : '**no**';
+  const met = first.target === 'info' ? '' : ratio <= (first.maxRatio ?? Infinity) && (first.absMax == null || ours <= first.absMax) ? 'yes' : '**no**';
   const per = rows.map((r) => (r.ratio >= 0.1 ? r.ratio.toFixed(2) : r.ratio.toFixed(4))).join(', ');
   console.log(`| ${first.figure} | ${fmt(ours, first.unit)} | ${fmt(theirs, first.unit)} | ${first.theirsLabel} | ${ratio >= 0.1 ? ratio.toFixed(2) : ratio.toFixed(4)} | ${first.target} | ${met} | ${per} |`);
 }
