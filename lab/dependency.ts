@@ -2,8 +2,22 @@ import type { Clock } from '../lib/clock.js';
 import type { ExecutionContext } from '../lib/policy.js';
 import { MODEL, type Scenario } from './model.js';
 
-/** What C answers on success: the lab tells real answers from degraded ones by identity. */
-export const REAL = Object.freeze({ from: 'C' });
+/**
+ * What C answers on success: fresh plain data per job (so idempotent stores
+ * and caches can keep it), stamped with the time C finished it. A request got
+ * a real answer when it received one made after it arrived: a cached (stale)
+ * copy of an earlier one is a degraded answer.
+ */
+export interface Answer {
+  readonly from: 'C';
+  /** Time C finished the job, ms since the start of the run. */
+  readonly at: number;
+}
+
+/** True when `value` is an answer of C made at or after `since` (ms since the start of the run). */
+export function isFreshAnswer(value: unknown, since: number): boolean {
+  return typeof value === 'object' && value !== null && (value as Answer).from === 'C' && (value as Answer).at >= since;
+}
 
 /** C's answer while it is down: refused at once (connection refused, 503). */
 export class DependencyDownError extends Error {
@@ -48,7 +62,7 @@ class Job {
     if (this.settled) return;
     this.abandoned = true;
     this.settled = true;
-    this.c.probe.onAttemptSettled(this.c.clock.now(), false);
+    this.c.settled(false);
     this.reject(this.signal.reason);
   }
 }
@@ -64,6 +78,9 @@ export class Dependency {
   private readonly queue: (Job | undefined)[] = [];
   private head = 0;
   private busy = 0;
+  private readonly okSlots = new Float64Array(10);
+  private readonly allSlots = new Float64Array(10);
+  private readonly slotEpoch = new Float64Array(10).fill(-1);
   /** Jobs held (queued + in service), for the report. */
   get held(): number {
     return this.busy + this.queue.length - this.head;
@@ -81,12 +98,38 @@ export class Dependency {
     for (const at of scenario.changesAt) clock.setTimeout(() => this.pump(), at);
   }
 
+  /** Counts a settled attempt for {@link health}. */
+  noteSettled(t: number, ok: boolean): void {
+    const epoch = Math.floor(t / 100);
+    const i = epoch % 10;
+    if (this.slotEpoch[i] !== epoch) {
+      this.slotEpoch[i] = epoch;
+      this.okSlots[i] = 0;
+      this.allSlots[i] = 0;
+    }
+    this.allSlots[i]!++;
+    if (ok) this.okSlots[i]!++;
+  }
+
+  /** Share of attempts C answered over the last second (1 with none): what a client-side health signal sees. */
+  health(): number {
+    const epoch = Math.floor((this.clock.now() - this.t0) / 100);
+    let ok = 0;
+    let all = 0;
+    for (let i = 0; i < 10; i++) {
+      if (this.slotEpoch[i]! <= epoch - 10) continue;
+      ok += this.okSlots[i]!;
+      all += this.allSlots[i]!;
+    }
+    return all === 0 ? 1 : ok / all;
+  }
+
   /** One attempt at C, honouring `ctx.signal`. */
   call(ctx: ExecutionContext): Promise<unknown> {
     const t = this.clock.now() - this.t0;
     this.probe.onAttempt(t);
-    if (this.scenario.down(t)) return this.refuse(t, DOWN);
-    if (this.queue.length - this.head >= MODEL.queueLimit) return this.refuse(t, FULL);
+    if (this.scenario.down(t)) return this.refuse(DOWN);
+    if (this.queue.length - this.head >= MODEL.queueLimit) return this.refuse(FULL);
     const signal = ctx.signal;
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -97,8 +140,15 @@ export class Dependency {
     });
   }
 
-  private refuse(t: number, error: Error): Promise<never> {
-    this.probe.onAttemptSettled(t, false);
+  /** @internal An attempt settled for its caller. */
+  settled(ok: boolean): void {
+    const t = this.clock.now() - this.t0;
+    this.noteSettled(t, ok);
+    this.probe.onAttemptSettled(t, ok);
+  }
+
+  private refuse(error: Error): Promise<never> {
+    this.settled(false);
     return Promise.reject(error);
   }
 
@@ -127,9 +177,9 @@ export class Dependency {
     if (job.abandoned) this.probe.onWasted(t);
     else if (!job.settled) {
       job.settled = true;
-      this.probe.onAttemptSettled(t, !failed);
+      this.settled(!failed);
       if (failed) job.reject(FAILED);
-      else job.resolve(REAL);
+      else job.resolve({ from: 'C', at: t } satisfies Answer);
     }
     this.pump();
   }

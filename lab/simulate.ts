@@ -2,9 +2,9 @@ import type { Subscription } from 'rxjs';
 import type { PolicyEvent } from '../lib/events.js';
 import { seededRandom } from '../lib/testing.js';
 import { LabClock } from './clock.js';
-import { Dependency, REAL, type DependencyProbe } from './dependency.js';
+import { Dependency, isFreshAnswer, type DependencyProbe } from './dependency.js';
 import { MODEL, SCENARIOS, type ScenarioName } from './model.js';
-import { ROWS, type Protection, type RowName, type Writer } from './rows.js';
+import { ROWS, type LabEnv, type Protection, type RowName, type Writer } from './rows.js';
 
 /** How a request at A ended. */
 export const Outcome = Object.freeze({ Failed: 0, Real: 1, Degraded: 2 } as const);
@@ -36,7 +36,7 @@ export interface RunRecord {
 
 /** Seeds of the independent random streams of a run (common random numbers: every row sees the same arrivals). */
 function streams(seed: number) {
-  return { arrivals: seededRandom(seed * 7 + 1), service: seededRandom(seed * 7 + 2), policy: seededRandom(seed * 7 + 3) };
+  return { arrivals: seededRandom(seed * 7 + 1), service: seededRandom(seed * 7 + 2), policy: seededRandom(seed * 7 + 3), items: seededRandom(seed * 7 + 4) };
 }
 
 /** Poisson arrival times in [0, durationMs). */
@@ -100,7 +100,15 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
   };
   const c = new Dependency(clock, rs.service, scenario, probe, t0);
   const spec = ROWS[row];
-  const protection = spec.make(clock, rs.policy, c);
+  let inFlight = 0;
+  let peakInFlight = 0;
+  const lab: LabEnv = {
+    c,
+    cpu: () => inFlight / MODEL.inFlightLimit,
+    health: () => c.health(),
+    deliver: (_payload, ctx) => c.call(ctx),
+  };
+  const protection = spec.make(clock, rs.policy, lab);
 
   // breaker state from the protection's events: count breakers not closed
   const states = new Map<string, string>();
@@ -129,16 +137,19 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     });
   }
 
-  let inFlight = 0;
-  let peakInFlight = 0;
-  const options = { timeout: MODEL.callerPatienceMs };
+  // A's deadline, a key (one of 1,000 items read, or one per request) and labels for keyed breakers
+  const meta = Object.freeze({ method: 'get', service: 'C' });
+  const items = Array.from({ length: 1_000 }, (_, k) => `item-${k}`);
+  const itemOf = rs.items;
+  const keyOf = spec.keys === 'requests' ? (i: number) => `request-${i}` : () => items[Math.floor(itemOf() * items.length)]!;
   const call: (i: number) => Promise<unknown> = isWriter(protection)
-    ? (i) => protection.write({ id: i }, options)
-    : (i) => protection.execute(c.op, options);
+    ? (i) => protection.write({ id: i }, { timeout: MODEL.callerPatienceMs, key: keyOf(i), meta })
+    : (i) => protection.execute(c.op, { timeout: MODEL.callerPatienceMs, key: keyOf(i), meta });
   const settle = (i: number, value: unknown, failed: boolean): void => {
     inFlight--;
     latency[i] = clock.now() - t0 - arrival[i]!;
-    outcome[i] = failed ? Outcome.Failed : value === REAL ? Outcome.Real : Outcome.Degraded;
+    // real: a fresh answer of C, made after the request arrived (a cached copy of an older one is degraded)
+    outcome[i] = failed ? Outcome.Failed : isFreshAnswer(value, arrival[i]!) ? Outcome.Real : Outcome.Degraded;
   };
   let next = 0;
   const arrive = (): void => {
