@@ -49,6 +49,8 @@ export type {
   ShedEvent,
   ConfigAppliedEvent,
   ConfigRejectedEvent,
+  WriteQueuedEvent,
+  ReplayedEvent,
   HedgedEvent,
   WonEvent,
   InjectedEvent,

@@ -9,7 +9,9 @@ import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, ty
 import { buildEntry, reconfigureEntry, type EntryConfig } from './entries.js';
 import { Resolver, type BuildEnv, type Handlers } from './resolve.js';
 import { expand } from '../strategies/expand.js';
-import { StrategyConfigSchema } from '../strategies/schemas.js';
+import { StrategyConfigSchema, WriteBehindConfigSchema } from '../strategies/schemas.js';
+import { isWriteQueue } from '../strategies/write-behind/queue.js';
+import { writeBehind, WriteBehind, type Deliver } from '../strategies/write-behind/write-behind.js';
 import { PolicyConfigSchema } from './entries.js';
 import { PoliciesConfigSchema } from './schema.js';
 import type { ConfigAnswer } from './types.js';
@@ -182,6 +184,17 @@ export class ConfigPipeline<T> implements Policy<T> {
 }
 
 /**
+ * What {@link fromConfig} returns: a {@link WriteBehind} writer for
+ * `{ strategy: 'writeBehind' }`, a {@link ConfigPipeline} for everything else
+ * (also when the config's type is unknown, e.g. parsed JSON).
+ */
+export type FromConfigResult<C, H> = 0 extends 1 & C
+  ? ConfigPipeline<unknown>
+  : [C] extends [{ strategy: 'writeBehind' }]
+    ? WriteBehind
+    : ConfigPipeline<ConfigAnswer<C, H>>;
+
+/**
  * Builds a whole pipeline from data validated by {@link PipelineConfigSchema}.
  * Functions (fallback handlers, predicates, signal sources) are named in the
  * config and given in `handlers`; a missing name is a `ConfigError`, and
@@ -201,9 +214,15 @@ export function fromConfig<const C, const H extends Handlers = {}>(
   config: C | Observable<C>,
   handlers?: H,
   env: BuildEnv = {},
-): ConfigPipeline<ConfigAnswer<C, H>> {
+): FromConfigResult<C, H> {
+  type Out = FromConfigResult<C, H>;
   const named: Handlers = handlers ?? {};
-  if (!isObservable(config)) return new ConfigPipeline(parse(config), named, env);
+  if (!isObservable(config)) {
+    if (typeof config === 'object' && config !== null && (config as { strategy?: unknown }).strategy === 'writeBehind') {
+      return writerFromConfig(config, named, env) as Out;
+    }
+    return new ConfigPipeline(parse(config), named, env) as Out;
+  }
   let first: { value: unknown } | undefined;
   const probe = (config as Observable<unknown>).subscribe((c) => (first ??= { value: c }));
   probe.unsubscribe();
@@ -212,5 +231,23 @@ export function fromConfig<const C, const H extends Handlers = {}>(
   }
   const pipeline = new ConfigPipeline<ConfigAnswer<C, H>>(parse(first.value), named, env);
   pipeline.follow(config as Observable<unknown>);
-  return pipeline;
+  return pipeline as Out;
+}
+
+/** Strategy #9 from data: the writer, with its functions and store resolved by name. */
+function writerFromConfig(config: unknown, handlers: Handlers, env: BuildEnv): WriteBehind {
+  const r = WriteBehindConfigSchema.safeParse(config);
+  if (!r.success) throw new ConfigError('config', toConfigIssues(r.error));
+  const { strategy: _s, deliver, keyOf, store, ...rest } = r.data;
+  const resolver = new Resolver(handlers, env);
+  const options = {
+    ...rest,
+    deliver: resolver.fn<Deliver<unknown>>(deliver, 'deliver'),
+    ...(keyOf === undefined ? {} : { keyOf: resolver.fn<(payload: unknown) => string>(keyOf, 'keyOf') }),
+    ...(store === undefined ? {} : { store: resolver.value(store, 'store', isWriteQueue, 'a WriteQueue (push, peek, ack)') }),
+    clock: env.clock,
+    random: env.random,
+  };
+  if (resolver.issues.length > 0) throw new ConfigError('config', resolver.issues);
+  return writeBehind(options);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nameSchema } from '../options.js';
-import { StrategyConfigSchema } from '../strategies/schemas.js';
+import { StrategyConfigSchema, WriteBehindConfigSchema } from '../strategies/schemas.js';
 import { PolicyConfigSchema } from './entries.js';
 
 /** A pipeline written as its policies, innermost first (like `pipe`). */
@@ -24,7 +24,7 @@ export const PoliciesConfigSchema = z
  * PipelineConfigSchema.parse({ policies: [{ type: 'timeout', ms: 300 }, { type: 'retry', maxAttempts: 3 }] });
  * ```
  */
-export const PipelineConfigSchema = z.union([PoliciesConfigSchema, StrategyConfigSchema]);
+export const PipelineConfigSchema = z.union([PoliciesConfigSchema, StrategyConfigSchema, WriteBehindConfigSchema]);
 
 /** A pipeline config as written (defaults optional): what `fromConfig` accepts. */
 export type PipelineConfig = z.input<typeof PipelineConfigSchema>;

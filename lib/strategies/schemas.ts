@@ -152,6 +152,21 @@ export const strategySchemas = {
     .refine((o) => o.bulkhead === undefined || o.rateLimiter === undefined, { message: 'give bulkhead or rateLimiter, not both', path: ['rateLimiter'] }),
 } as const;
 
+/** Strategy #9 as data: a writer whose functions and store are named in `handlers`. */
+export const WriteBehindConfigSchema = z
+  .object({
+    strategy: z.literal('writeBehind'),
+    ...base,
+    deliver: handlerName,
+    keyOf: handlerName.optional(),
+    store: handlerName.optional(),
+    timeoutMs: positiveMs.optional(),
+    replayIntervalMs: positiveMs.optional(),
+    batch: intAtLeast(1).optional(),
+    breaker: SreTuning.optional(),
+  })
+  .strict();
+
 /** The names of the strategies that are pipelines (`writeBehind` is a writer). */
 export type StrategyName = keyof typeof strategySchemas;
 

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { fromConfig, type ConfigPipeline } from '../config/from-config.js';
 import type { ExecutionContext } from '../policy.js';
 import type { strategySchemas } from './schemas.js';
+import { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-behind/write-behind.js';
 
 /** What every strategy function accepts besides its own options. */
 export interface StrategyEnv {
@@ -99,6 +100,11 @@ export const strategies = {
   /** #8 `timeout → retry → idempotent`: retried writes that run once per key (seed 002 §4.4). */
   idempotentRetry: (options: StrategyOptions<'idempotentRetry', { retryOn?: (error: unknown) => boolean; idempotent?: Record<string, unknown> }> = {}): ConfigPipeline<never> =>
     make('idempotentRetry', options),
+  /**
+   * #9 a writer, not a pipeline: `deliver(payload)` through `timeout → sreBreaker`, queued durably when that
+   * fails or is shed, replayed in order per key (seed 003). See {@link writeBehind}.
+   */
+  writeBehind: <P>(options: WriteBehindOptions<P>): WriteBehind<P> => writeBehind(options),
   /**
    * #10 `timeout → cache(last good) → sreBreaker → fallbackChain(stale value, ...fallbacks, default)`
    * (seed 002 §3.2).
