@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { MODEL, SCENARIO_NAMES, type ScenarioName } from './model.js';
 import { htmlReport } from './report.js';
 import { ROW_NAMES, type RowName } from './rows.js';
@@ -26,8 +26,10 @@ function int(min: number) {
 
 const program = new Command('breakwater-lab')
   .description('Plays the avalanche (seed 000) and the faults of seed 002 in virtual time, once without protection and once per strategy, and reports what each one bought.')
-  .option('--scenario <names>', `comma-separated scenarios (${SCENARIO_NAMES.join(', ')})`, listOf(SCENARIO_NAMES, 'scenario'), [...SCENARIO_NAMES])
-  .option('--strategy <names>', `comma-separated rows (${ROW_NAMES.join(', ')})`, listOf(ROW_NAMES, 'strategy'), [...ROW_NAMES])
+  .addOption(
+    new Option('--scenario <names>', `comma-separated scenarios: ${SCENARIO_NAMES.join(', ')}`).argParser(listOf(SCENARIO_NAMES, 'scenario')).default([...SCENARIO_NAMES], 'all'),
+  )
+  .addOption(new Option('--strategy <names>', `comma-separated rows: ${ROW_NAMES.join(', ')}`).argParser(listOf(ROW_NAMES, 'strategy')).default([...ROW_NAMES], 'all'))
   .option('--seed <n>', 'seed of every random source', int(0), DEFAULT_SEED)
   .option('--duration <s>', 'simulated seconds per run', int(1), MODEL.durationMs / 1_000)
   .option('--out <dir>', 'where to write index.html and results.json', 'lab-report')

@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import { policy } from '../lib/builder.js';
 import type { Clock } from '../lib/clock.js';
 import type { PolicyEvent } from '../lib/events.js';
-import type { ExecuteOptions, ExecutionContext, Policy } from '../lib/policy.js';
+import type { ExecutionContext, Policy } from '../lib/policy.js';
 import { strategies } from '../lib/strategies/index.js';
 import type { Dependency } from './dependency.js';
 import { MODEL } from './model.js';
@@ -12,10 +12,15 @@ export const DEGRADED = Object.freeze({ from: 'fallback' });
 /** The fallback handler every row with a fallback uses. */
 const degraded = (): typeof DEGRADED => DEGRADED;
 
-/** A writer row (`writeBehind`): `write(payload)` resolves when delivered or durably queued. */
+/** A writer row (`writeBehind`): `write(payload)` resolves `{ status: 'delivered' | 'queued' }`. */
 export interface Writer {
-  write(payload: unknown, options?: ExecuteOptions): Promise<unknown>;
+  write(payload: unknown, options?: { key?: string; signal?: AbortSignal }): Promise<{ readonly status: string }>;
   readonly events$?: Observable<PolicyEvent>;
+}
+
+/** The payload the lab writes through a writer: the request's own key (each write an independent record). */
+export interface LabWrite {
+  readonly key: string;
 }
 
 /** What B calls C through: a policy, or a writer. */
@@ -50,7 +55,7 @@ const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items')
  * Every row of the lab, in table order: name → factory; adding a row is one
  * line. `baseline` has no protection at all (B waits as long as A lets it);
  * `naiveRetry` is the common anti-pattern: 3 tries of 300 ms, no budget, no
- * breaker. Then the strategies, with their own defaults except the time B
+ * breaker. Then the strategies (`writeBehind` writes one independent record per request), with their own defaults except the time B
  * gives an attempt (300 ms; `slowCallShield` counts calls over 200 ms slow),
  * and, for `adaptiveDegrade`, thresholds and signals scaled to the model
  * (high load 150/s, medium 100/s; B's occupancy as CPU; C's recent success as health).
@@ -66,6 +71,11 @@ export const ROWS = {
   slowCallShield: row((clock, random) => strategies.slowCallShield({ clock, random, timeoutMs: T, slowCallMs: 200 }), true),
   errorCountTrip: row((clock, random) => strategies.errorCountTrip({ clock, random, fallback: degraded }), true),
   idempotentRetry: row((clock, random) => strategies.idempotentRetry({ clock, random, timeoutMs: T }), false, 'requests'),
+  writeBehind: row(
+    (clock, random, lab) => strategies.writeBehind<LabWrite>({ clock, random, timeoutMs: T, deliver: lab.deliver, keyOf: (w) => w.key }),
+    true,
+    'requests',
+  ),
   fallbackChain: row((clock, random) => strategies.fallbackChain({ clock, random, timeoutMs: T, defaultValue: DEGRADED }), true),
   layeredBreakers: row((clock, random) => strategies.layeredBreakers({ clock, random, timeoutMs: T, fallback: degraded }), true),
   adaptiveDegrade: row((clock, random, lab) =>

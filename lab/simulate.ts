@@ -142,14 +142,20 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
   const items = Array.from({ length: 1_000 }, (_, k) => `item-${k}`);
   const itemOf = rs.items;
   const keyOf = spec.keys === 'requests' ? (i: number) => `request-${i}` : () => items[Math.floor(itemOf() * items.length)]!;
+  const writer = isWriter(protection);
   const call: (i: number) => Promise<unknown> = isWriter(protection)
-    ? (i) => protection.write({ id: i }, { timeout: MODEL.callerPatienceMs, key: keyOf(i), meta })
+    ? (i) => {
+        const key = keyOf(i);
+        return protection.write({ key }, { key });
+      }
     : (i) => protection.execute(c.op, { timeout: MODEL.callerPatienceMs, key: keyOf(i), meta });
   const settle = (i: number, value: unknown, failed: boolean): void => {
     inFlight--;
     latency[i] = clock.now() - t0 - arrival[i]!;
     // real: a fresh answer of C, made after the request arrived (a cached copy of an older one is degraded)
-    outcome[i] = failed ? Outcome.Failed : isFreshAnswer(value, arrival[i]!) ? Outcome.Real : Outcome.Degraded;
+    // for a writer: delivered now is real, durably queued is answered
+    const real = writer ? (value as { status?: string } | undefined)?.status === 'delivered' : isFreshAnswer(value, arrival[i]!);
+    outcome[i] = failed ? Outcome.Failed : real ? Outcome.Real : Outcome.Degraded;
   };
   let next = 0;
   const arrive = (): void => {
