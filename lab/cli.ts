@@ -40,6 +40,7 @@ program.parse();
 const o = program.opts<{ scenario: ScenarioName[]; strategy: RowName[]; seed: number; duration: number; out: string; workers: number }>();
 
 const started = performance.now();
+const cpuStart = process.cpuUsage();
 const bar = new SingleBar({
   format: 'lab [{bar}] {value}/{total} runs | {last}',
   noTTYOutput: true,
@@ -62,4 +63,8 @@ mkdirSync(o.out, { recursive: true });
 writeFileSync(join(o.out, 'results.json'), toJson(results));
 writeFileSync(join(o.out, 'index.html'), await htmlReport(results));
 const wall = (performance.now() - started) / 1_000;
-process.stdout.write(`\nwrote ${join(o.out, 'index.html')} and ${join(o.out, 'results.json')} (${total} runs in ${wall.toFixed(1)} s wall, ${o.workers} workers)\n`);
+const cpu = process.cpuUsage(cpuStart);
+const cpuS = (cpu.user + cpu.system) / 1e6;
+process.stdout.write(
+  `\nwrote ${join(o.out, 'index.html')} and ${join(o.out, 'results.json')}: ${total} runs in ${wall.toFixed(1)} s wall, ${cpuS.toFixed(1)} s CPU, ${o.workers} workers\n`,
+);
