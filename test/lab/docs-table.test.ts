@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'tsup';
+import { build, type Options } from 'tsup';
 import { expect, it } from 'vitest';
+import labBuild from '../../lab/tsup.config.js';
 import { docsFile, tableIn } from '../../lab/docs.js';
 import { DEFAULT_OPTIONS, defaultWorkers, runLab } from '../../lab/run.js';
 import { markdownTables } from '../../lab/table.js';
@@ -18,7 +19,7 @@ it('the lab table in the docs matches a fresh run at the default seed', async ()
   mkdirSync(cache, { recursive: true });
   const dir = mkdtempSync(join(cache, 'breakwater-lab-'));
   try {
-    await build({ entry: { worker: 'lab/worker.ts' }, outDir: dir, format: ['esm'], platform: 'node', target: 'node20', config: false, silent: true, splitting: false });
+    await build({ ...(labBuild as Options), outDir: dir, config: false, silent: true });
     const fresh = await runLab(DEFAULT_OPTIONS, { workers: defaultWorkers(), workerUrl: pathToFileURL(join(dir, 'worker.js')) });
     expect(table, 'run `npm run docs:lab` to regenerate the table').toBe(markdownTables(fresh).trim());
   } finally {
