@@ -45,3 +45,6 @@ export type {
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
+export * from '../integrations/log/index.js';
+export type { WatchHandle } from '../integrations/shared/handle.js';
+export type { Observed } from '../integrations/shared/observed.js';

@@ -4,5 +4,5 @@
  */
 export { registerOtelMetrics } from './metrics.js';
 export { OtelOptionsSchema, type OtelOptions } from './options.js';
-export type { MetricsHandle } from '../shared/handle.js';
+export type { WatchHandle } from '../shared/handle.js';
 export type { Observed } from '../shared/observed.js';

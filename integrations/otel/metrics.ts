@@ -1,7 +1,7 @@
 import { metrics, type Attributes, type ObservableCallback } from '@opentelemetry/api';
 import { parseOptions } from '../../lib/options.js';
 import { DEFAULT_BUCKETS, watchFigures } from '../shared/figures.js';
-import { handleOf, type MetricsHandle } from '../shared/handle.js';
+import { handleOf, type WatchHandle } from '../shared/handle.js';
 import type { Observed } from '../shared/observed.js';
 import { OtelOptionsSchema, type OtelOptions } from './options.js';
 
@@ -24,7 +24,7 @@ import { OtelOptionsSchema, type OtelOptions } from './options.js';
  * const handle = registerOtelMetrics(pipeline, { meter: metrics.getMeter('checkout') });
  * ```
  */
-export function registerOtelMetrics(target: Observed, options: OtelOptions = {}): MetricsHandle {
+export function registerOtelMetrics(target: Observed, options: OtelOptions = {}): WatchHandle {
   const o = parseOptions(OtelOptionsSchema, options, 'otel');
   const meter = o.meter ?? metrics.getMeter('breakwater');
   const p = o.prefix;

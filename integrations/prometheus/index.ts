@@ -4,5 +4,5 @@
  */
 export { registerMetrics } from './metrics.js';
 export { PrometheusOptionsSchema, type PrometheusOptions } from './options.js';
-export type { MetricsHandle } from '../shared/handle.js';
+export type { WatchHandle } from '../shared/handle.js';
 export type { Observed } from '../shared/observed.js';

@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } 
 import type { OutcomeResult } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { DEFAULT_BUCKETS, watchFigures, type FigureSink } from '../shared/figures.js';
-import { handleOf, type MetricsHandle } from '../shared/handle.js';
+import { handleOf, type WatchHandle } from '../shared/handle.js';
 import { breakersOf, type Observed } from '../shared/observed.js';
 import { acquire, release } from './families.js';
 import { PrometheusOptionsSchema, type PrometheusOptions } from './options.js';
@@ -40,7 +40,7 @@ interface Observe {
  * metrics.dispose();
  * ```
  */
-export function registerMetrics(target: Observed, options: PrometheusOptions = {}): MetricsHandle {
+export function registerMetrics(target: Observed, options: PrometheusOptions = {}): WatchHandle {
   const o = parseOptions(PrometheusOptionsSchema, options, 'prometheus');
   const registry: Registry = o.registry ?? globalRegistry;
   const constant: Labels = o.labels;

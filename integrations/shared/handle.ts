@@ -1,17 +1,17 @@
 import type { Subscription } from 'rxjs';
 
 /**
- * What `registerMetrics` and friends return: `dispose()` (or `using`) stops
+ * What `registerMetrics`, `registerOtelMetrics` and `logEvents` return: `dispose()` (or `using`) stops
  * watching the policy and removes what was registered for it.
  */
-export interface MetricsHandle {
+export interface WatchHandle {
   /** Unsubscribes; calling it again does nothing. */
   dispose(): void;
   [Symbol.dispose](): void;
 }
 
-/** A {@link MetricsHandle} that unsubscribes `sub` and then runs `cleanup`, once. */
-export function handleOf(sub: Subscription, cleanup: () => void): MetricsHandle {
+/** A {@link WatchHandle} that unsubscribes `sub` and then runs `cleanup`, once. */
+export function handleOf(sub: Subscription, cleanup: () => void): WatchHandle {
   let done = false;
   const dispose = (): void => {
     if (done) return;
