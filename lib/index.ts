@@ -48,3 +48,4 @@ export * from '../policies/fallback/index.js';
 export * from '../integrations/log/index.js';
 export type { WatchHandle } from '../integrations/shared/handle.js';
 export type { Observed } from '../integrations/shared/observed.js';
+export * from '../integrations/fetch/index.js';
