@@ -1,0 +1,16 @@
+/**
+ * Server-side protection for node:http, Express and Fastify: a breaker,
+ * limiter or shedder in front of handlers, answering 503 / 429 with `Retry-After`.
+ * @packageDocumentation
+ */
+export { protectHandler, type NodeHandler } from './node.js';
+export { protectExpress, type ExpressLikeMiddleware, type ExpressLikeRequest } from './express.js';
+export {
+  protectFastify,
+  type FastifyLikeInstance,
+  type FastifyLikePlugin,
+  type FastifyLikeReply,
+  type FastifyLikeRequest,
+} from './fastify.js';
+export { HttpGuardOptionsSchema, type HttpGuardOptions } from './options.js';
+export { shedAnswer, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
