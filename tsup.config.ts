@@ -1,7 +1,14 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'lib/index.ts', testing: 'lib/testing.ts' },
+  entry: {
+    index: 'lib/index.ts',
+    testing: 'lib/testing.ts',
+    prometheus: 'integrations/prometheus/index.ts',
+    otel: 'integrations/otel/index.ts',
+    http: 'integrations/http/index.ts',
+    grpc: 'integrations/grpc/index.ts',
+  },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
@@ -9,4 +16,6 @@ export default defineConfig({
   target: 'node20',
   treeshake: true,
   splitting: true,
+  // Optional peers: loaded only by the entry that needs them, never bundled.
+  external: ['prom-client', '@opentelemetry/api', '@grpc/grpc-js', 'express', 'fastify'],
 });

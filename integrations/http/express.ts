@@ -4,12 +4,12 @@ import { answerShed, HttpGuard, isShed, pathOf } from './guard.js';
 import type { HttpGuardOptions } from './options.js';
 
 /** What the Express middleware reads of a request (Express's `Request` fits). */
-export interface ExpressLikeRequest extends IncomingMessage {
+export type ExpressLikeRequest = IncomingMessage & {
   /** The mount path of the router, in Express. */
   readonly baseUrl?: string;
   /** The route matched, when the middleware is mounted on a route. */
   readonly route?: { readonly path?: unknown };
-}
+};
 
 /** An Express-style middleware. */
 export type ExpressLikeMiddleware = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void) => void;
