@@ -115,6 +115,23 @@ describe('clientInterceptor', () => {
     expect(breaker.settled).toEqual({ success: 1, failure: 1, release: 0 });
   });
 
+  it("releases the permit when the caller cancels its own call", async () => {
+    running = await startUsers();
+    const breaker = new TestBreaker({ failures: 100 });
+    const client = running.client([clientInterceptor({ target: running.target, source: breaker })]);
+    running.backend.hang = true;
+    const code = await new Promise<number>((resolve) => {
+      const call = (client as unknown as { get(r: unknown, o: object, cb: (e: { code: number } | null) => void): { cancel(): void } }).get(
+        { id: 1 },
+        {},
+        (e) => resolve(e?.code ?? 0),
+      );
+      void until(() => running!.backend.calls === 1).then(() => call.cancel());
+    });
+    expect(code).toBe(status.CANCELLED);
+    expect(breaker.settled).toEqual({ success: 0, failure: 0, release: 1 });
+  });
+
   it('rejects bad options', () => {
     expect(() => clientInterceptor({ source: new TestBreaker() } as never)).toThrow(ConfigError);
     expect(() => serverInterceptor({})).toThrow(/exactly one/);
