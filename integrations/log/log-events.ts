@@ -1,7 +1,7 @@
 import { systemClock, type Clock, type TimerHandle } from '../../lib/clock.js';
 import { parseOptions } from '../../lib/options.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
-import { loose, type Observed } from '../shared/observed.js';
+import { loose, PolicyNames, type Observed } from '../shared/observed.js';
 import { lineFor, type LogLine } from './lines.js';
 import { LogEventsOptionsSchema, type LogEventsOptions } from './options.js';
 
@@ -45,6 +45,8 @@ export function logEvents(target: Observed, logger: EventLogger, options: LogEve
   const clock: Clock = o.clock ?? systemClock;
   const every = o.rateLimitMs;
   const throttles = new Map<string, Throttle>();
+  // A keyed breaker's breakers (`name:key`) share its throttles: one per key would grow without bound.
+  const names = new PolicyNames(target);
 
   const write = (line: LogLine, suppressed: number): void => {
     const fields = suppressed > 0 ? { ...line.fields, suppressed } : line.fields;
@@ -64,7 +66,7 @@ export function logEvents(target: Observed, logger: EventLogger, options: LogEve
     const line = lineFor(e);
     if (line === undefined) return;
     if (every === 0) return write(line, 0);
-    const key = `${e.policy}\u0000${e.type}`;
+    const key = `${names.base(e.policy)}\u0000${e.type}`;
     const now = clock.now();
     let t = throttles.get(key);
     if (t === undefined) throttles.set(key, (t = { last: -Infinity, pending: undefined, count: 0, timer: undefined }));

@@ -46,16 +46,16 @@ export function registerOtelMetrics(target: Observed, options: OtelOptions = {})
   });
   const retries = meter.createCounter(`${p}retries`, { description: 'Retries started by a retry policy.' });
 
-  const states = new Map<string, number>();
+  const states = new Map<string, { policy: string; key: string | undefined; value: number }>();
   const report: ObservableCallback = (result) => {
-    for (const [policy, value] of states) result.observe(value, attrs({ policy }, undefined));
+    for (const s of states.values()) result.observe(s.value, attrs({ policy: s.policy }, s.key));
   };
   state.addCallback(report);
 
   const sub = watchFigures(
     target,
     {
-      state: (policy, value) => void states.set(policy, value),
+      state: (policy, value, key) => void states.set(`${policy}\u0000${key ?? ''}`, { policy, key, value }),
       call(policy, result, seconds, key) {
         calls.add(1, attrs({ policy, result }, key));
         if (seconds !== undefined) duration.record(seconds, attrs({ policy }, key));

@@ -55,7 +55,7 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
   };
   const registers = [registry];
 
-  const stateNames = ['policy', ...extra];
+  const stateNames = ['policy', ...keyLabel, ...extra];
   const state = make(`${p}breaker_state`, stateNames, () =>
     new Gauge({ name: `${p}breaker_state`, help: 'Breaker state: 0 closed, 1 open, 2 half-open.', labelNames: stateNames, registers }),
   );
@@ -105,44 +105,46 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
 
   const breakers = new Set(breakersOf(target).map((b) => b.name));
   const stated = new Set<string>();
+  const stateSeries = new Map<string, Labels>();
   const counters = new Map<string, Inc>();
   const histograms = new Map<string, Observe>();
-  const with_ = (labels: Labels): Labels => (extra.length === 0 ? labels : { ...labels, ...constant });
+  const withConstant = (labels: Labels): Labels => (extra.length === 0 ? labels : { ...labels, ...constant });
   const withKey = (labels: Labels, key: string | undefined): Labels => (o.perKey ? { ...labels, key: key ?? '' } : labels);
 
   const sink: FigureSink = {
-    state(policy, value) {
-      stated.add(policy);
-      state.set(with_({ policy }), value);
-      aliasState?.set(with_({ name: policy }), value);
+    state(policy, value, key) {
+      if (key === undefined) stated.add(policy);
+      const id = `${policy}\u0000${key ?? ''}`;
+      let labels = stateSeries.get(id);
+      if (labels === undefined) stateSeries.set(id, (labels = withKey(withConstant({ policy }), key)));
+      state.set(labels, value);
+      if (key === undefined) aliasState?.set(withConstant({ name: policy }), value);
     },
     call(policy, result, seconds, key) {
       const id = `${policy}\u0000${result}\u0000${key ?? ''}`;
       let c = counters.get(id);
-      if (c === undefined) counters.set(id, (c = calls.labels(withKey(with_({ policy, result }), key))));
+      if (c === undefined) counters.set(id, (c = calls.labels(withKey(withConstant({ policy, result }), key))));
       c.inc();
       if (seconds !== undefined) {
         const hid = `${policy}\u0000${key ?? ''}`;
         let h = histograms.get(hid);
-        if (h === undefined) histograms.set(hid, (h = duration.labels(withKey(with_({ policy }), key))));
+        if (h === undefined) histograms.set(hid, (h = duration.labels(withKey(withConstant({ policy }), key))));
         h.observe(seconds);
       }
       if (aliasCalls !== undefined && (breakers.has(policy) || stated.has(policy))) {
         const r = gobreakerResult(result);
-        if (r !== undefined) aliasCalls.inc(with_({ name: policy, result: r }));
+        if (r !== undefined) aliasCalls.inc(withConstant({ name: policy, result: r }));
       }
     },
     retry(policy, key) {
-      retries.inc(withKey(with_({ policy }), key));
+      retries.inc(withKey(withConstant({ policy }), key));
     },
   };
 
   const sub = watchFigures(target, sink, o.perKey);
   return handleOf(sub, () => {
-    for (const policy of stated) {
-      state.remove(with_({ policy }));
-      aliasState?.remove(with_({ name: policy }));
-    }
+    for (const labels of stateSeries.values()) state.remove(labels);
+    for (const policy of stated) aliasState?.remove(withConstant({ name: policy }));
     for (const name of names) release(registry, name);
   });
 }

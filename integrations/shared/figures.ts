@@ -1,11 +1,11 @@
 import { Subscription } from 'rxjs';
 import type { OutcomeResult } from '../../lib/events.js';
-import { breakersOf, loose, stateValue, type Observed } from './observed.js';
+import { breakersOf, loose, PolicyNames, stateValue, type Observed } from './observed.js';
 
 /** Where the figures go: a Prometheus registry, an OpenTelemetry meter, or a test. */
 export interface FigureSink {
-  /** A breaker's state changed (0 closed, 1 open, 2 half-open). */
-  state(policy: string, value: number): void;
+  /** A breaker's state changed (0 closed, 1 open, 2 half-open); `key` only for a keyed breaker's breakers under `perKey`. */
+  state(policy: string, value: number, key: string | undefined): void;
   /** A policy handled a call; `seconds` is `undefined` for shed calls, which did no work. */
   call(policy: string, result: OutcomeResult, seconds: number | undefined, key: string | undefined): void;
   /** A retry policy is about to try again. */
@@ -15,8 +15,10 @@ export interface FigureSink {
 /**
  * Feeds `sink` from `target`'s streams: `state$` of each breaker (or its
  * `stateChange` events when it has no `state$`), `outcome` and `retry`
- * events. With `perKey`, an event's string `key` field is passed on;
- * otherwise never, so keyed breakers add no label values per key.
+ * events. A keyed breaker's breakers (events named `name:key`) are counted
+ * under the keyed breaker's `name`; only with `perKey` is the key passed on
+ * (from the name, or an event's string `key` field) and their states
+ * reported, so by default keys add no label values.
  * Returns the subscription; unsubscribing stops everything.
  */
 export function watchFigures(target: Observed, sink: FigureSink, perKey: boolean): Subscription {
@@ -27,28 +29,32 @@ export function watchFigures(target: Observed, sink: FigureSink, perKey: boolean
     sub.add(
       b.state$.subscribe((s) => {
         const v = stateValue(s);
-        if (v >= 0) sink.state(b.name, v);
+        if (v >= 0) sink.state(b.name, v, undefined);
       }),
     );
   }
+  const names = new PolicyNames(target);
   sub.add(
     target.events$.subscribe((event) => {
       const e = loose(event);
-      const key = perKey && typeof e['key'] === 'string' ? e['key'] : undefined;
+      const policy = names.base(e.policy);
+      const keyed = names.key !== undefined;
+      const key = !perKey ? undefined : typeof e['key'] === 'string' ? e['key'] : names.key;
       switch (e.type) {
         case 'outcome': {
           const result = e['result'] as OutcomeResult;
           const ms = e['durationMs'];
           const seconds = result === 'rejected' || typeof ms !== 'number' ? undefined : ms / 1000;
-          sink.call(e.policy, result, seconds, key);
+          sink.call(policy, result, seconds, key);
           break;
         }
         case 'retry':
-          sink.retry(e.policy, key);
+          sink.retry(policy, key);
           break;
         case 'stateChange': {
           const v = stateValue(e['to']);
-          if (!withState.has(e.policy) && v >= 0) sink.state(e.policy, v);
+          if (v < 0 || withState.has(e.policy) || (keyed && !perKey)) break;
+          sink.state(policy, v, key);
           break;
         }
       }

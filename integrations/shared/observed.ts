@@ -55,3 +55,39 @@ export function stateValue(state: unknown): number {
       return -1;
   }
 }
+
+/**
+ * Maps the `policy` field of an event to the name metrics and throttles use.
+ * A keyed breaker's breakers emit under `name:key` (one name per tenant or
+ * host): those collapse to the keyed breaker's own `name`, with the rest as
+ * the key, so label values stay bounded. Names not under a known policy pass
+ * unchanged.
+ */
+export class PolicyNames {
+  private readonly known: readonly string[];
+  /** The key split off by the last {@link PolicyNames.base} call, `undefined` if none. */
+  key: string | undefined = undefined;
+
+  constructor(target: Observed) {
+    const names = new Set<string>([target.name]);
+    for (const p of target.policies ?? []) {
+      const n = (p as { name?: unknown } | undefined)?.name;
+      if (typeof n === 'string') names.add(n);
+    }
+    // longest first, so `a:b` wins over `a` for `a:b:c`
+    this.known = [...names].sort((x, y) => y.length - x.length);
+  }
+
+  /** The bounded name for `policy`; sets {@link PolicyNames.key}. */
+  base(policy: string): string {
+    this.key = undefined;
+    for (const n of this.known) if (n === policy) return n;
+    for (const n of this.known) {
+      if (policy.length > n.length + 1 && policy.charCodeAt(n.length) === 58 /* : */ && policy.startsWith(n)) {
+        this.key = policy.slice(n.length + 1);
+        return n;
+      }
+    }
+    return policy;
+  }
+}

@@ -1,4 +1,6 @@
+import { merge, type Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
+import { EventSource, type PolicyEvent } from '../../../lib/events.js';
 import { ConfigError } from '../../../lib/errors.js';
 import { TestClock } from '../../../lib/testing.js';
 import { logEvents, type EventLogger } from '../../../integrations/log/index.js';
@@ -82,14 +84,25 @@ describe('logEvents', () => {
     expect(logger.entries.length).toBe(7);
   });
 
+  it("throttles a keyed breaker's breakers together, keeping each line's own name", async () => {
+    const clock = new TestClock(1_000_000);
+    const source = new EventSource();
+    const logger = fakeLogger(clock);
+    logEvents({ name: 'p', events$: source.events$, policies: [{ name: 'tenants' }] }, logger, { clock, rateLimitMs: 1_000 });
+    for (let i = 0; i < 100; i++) source.emit({ type: 'rejected', policy: `tenants:t${i}`, state: 'open' } as never);
+    await clock.advance(1_000);
+    expect(logger.entries.map((e) => [e.msg, e.obj['suppressed']])).toEqual([
+      ['tenants:t0: call rejected (open)', undefined],
+      ['tenants:t99: call rejected (open)', 98],
+    ]);
+  });
+
   it('rejects bad options', () => {
     const clock = new TestClock();
     expect(() => logEvents(new TestBreaker(), fakeLogger(clock), { rateLimitMs: -1 })).toThrow(ConfigError);
   });
 });
 
-import { merge, type Observable } from 'rxjs';
-import type { PolicyEvent } from '../../../lib/events.js';
 function pipeOf(...ps: Array<{ events$: Observable<PolicyEvent> }>): Observable<PolicyEvent> {
   return merge(...ps.map((p) => p.events$));
 }

@@ -1,6 +1,7 @@
 import { Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../lib/errors.js';
+import { EventSource } from '../../../lib/events.js';
 import { registerMetrics } from '../../../integrations/prometheus/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
@@ -122,6 +123,32 @@ describe('registerMetrics (prometheus)', () => {
     emit('b');
     expect(value(await metric(perKey, 'breakwater_calls_total'), { policy: 'keyed', result: 'success', key: 'a' })).toBe(2);
     expect(value(await metric(perKey, 'breakwater_calls_total'), { policy: 'keyed', result: 'success', key: 'b' })).toBe(1);
+  });
+
+  it("counts a keyed breaker's breakers (named name:key) under its own name, per key only when asked", async () => {
+    // a stand-in for a keyed breaker: its breakers emit as `tenants:<key>`
+    const source = new EventSource();
+    const keyed = { name: 'tenants', events$: source.events$ };
+    const pipeline = { name: 'pipeline', events$: source.events$, policies: [keyed, new TestBreaker({ name: 'solo' })] };
+    const emit = (e: Record<string, unknown>) => source.emit(e as never);
+    const registry = new Registry();
+    const perKey = new Registry();
+    registerMetrics(pipeline, { registry });
+    registerMetrics(pipeline, { registry: perKey, perKey: true });
+    for (let i = 0; i < 20; i++) emit({ type: 'outcome', policy: `tenants:t${i % 4}`, result: 'success', durationMs: 10 });
+    emit({ type: 'stateChange', policy: 'tenants:t1', from: 'closed', to: 'open', reason: 'x' });
+    emit({ type: 'outcome', policy: 'tenants:t1', result: 'rejected', durationMs: 0 });
+
+    expect((await metric(registry, 'breakwater_calls_total'))?.values.map((v) => [v.labels, v.value])).toEqual([
+      [{ policy: 'tenants', result: 'success' }, 20],
+      [{ policy: 'tenants', result: 'rejected' }, 1],
+    ]);
+    // no per-key state series; the solo breaker's state$ is there
+    expect((await metric(registry, 'breakwater_breaker_state'))?.values).toEqual([{ labels: { policy: 'solo' }, value: 0 }]);
+
+    expect(value(await metric(perKey, 'breakwater_calls_total'), { policy: 'tenants', result: 'success', key: 't3' })).toBe(5);
+    expect(value(await metric(perKey, 'breakwater_breaker_state'), { policy: 'tenants', key: 't1' })).toBe(1);
+    expect(value(await metric(perKey, 'breakwater_breaker_state'), { policy: 'solo', key: '' })).toBe(0);
   });
 
   it('shares metrics between registrations and removes them when the last is disposed', async () => {
