@@ -52,6 +52,9 @@ export function serverInterceptor(options: ServerInterceptorOptions): ServerInte
         const admitted = permit;
         next({
           onCancel() {
+            // After the status went out, a cancel changes nothing: the permit is settled.
+            if (permit === undefined) return;
+            permit = undefined;
             const deadline = +call.getDeadline();
             if (deadline <= Date.now()) admitted.failure(new Error('deadline exceeded'));
             else admitted.release();
@@ -59,9 +62,11 @@ export function serverInterceptor(options: ServerInterceptorOptions): ServerInte
         });
       },
       sendStatus(st, next) {
-        if (permit !== undefined) {
-          if (isFailure(st.code)) permit.failure(st as StatusObject);
-          else permit.success();
+        const admitted = permit;
+        if (admitted !== undefined) {
+          permit = undefined;
+          if (isFailure(st.code)) admitted.failure(st as StatusObject);
+          else admitted.success();
         }
         next(st);
       },

@@ -78,6 +78,18 @@ describe('serverInterceptor', () => {
   });
 });
 
+describe('serverInterceptor deadlines', () => {
+  it('counts a call whose deadline passed on the server as a failure', async () => {
+    const breaker = new TestBreaker({ failures: 100 });
+    running = await startUsers([serverInterceptor({ source: breaker })]);
+    const client = running.client();
+    running.backend.hang = true;
+    expect((await running.call(client, {}, { deadline: Date.now() + 50 })).code).toBe(status.DEADLINE_EXCEEDED);
+    await until(() => breaker.settled.failure === 1);
+    expect(breaker.settled).toEqual({ success: 0, failure: 1, release: 0 });
+  });
+});
+
 describe('clientInterceptor', () => {
   it('sheds calls to a method failing with UNAVAILABLE once its breaker opens, and recovers', async () => {
     const clock = new TestClock(1_000_000);
