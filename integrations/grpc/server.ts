@@ -39,12 +39,15 @@ export function serverInterceptor(options: ServerInterceptorOptions): ServerInte
         try {
           permit = source.allow();
         } catch (error) {
-          if (!isShedRejection(error)) throw error;
+          // Shed: UNAVAILABLE. A source that fails instead of shedding is a bug: INTERNAL, never a crash.
+          const answer = isShedRejection(error)
+            ? { code: status.UNAVAILABLE, details: SHED_DETAILS }
+            : { code: status.INTERNAL, details: `breakwater: permit source failed: ${String((error as Error)?.message ?? error)}` };
           // Swallow the request and answer for the handler, which never runs.
           next({
             ...drop,
             onReceiveMetadata() {
-              ic.sendStatus({ code: status.UNAVAILABLE, details: SHED_DETAILS, metadata: new Metadata() });
+              ic.sendStatus({ ...answer, metadata: new Metadata() });
             },
           });
           return;

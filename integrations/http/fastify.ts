@@ -51,8 +51,14 @@ export function protectFastify(options: HttpGuardOptions | PermitSource): Fastif
   const guard = new HttpGuard(options, 'protectFastify');
   const permits = new WeakMap<object, Permit>();
   const plugin = (instance: FastifyLikeInstance, _options: unknown, done: (error?: Error) => void): void => {
-    instance.addHook('onRequest', (request: FastifyLikeRequest, reply: FastifyLikeReply, next: () => void) => {
-      const admitted = guard.admit(request.method, request.routeOptions?.url ?? pathOf(request.url));
+    instance.addHook('onRequest', (request: FastifyLikeRequest, reply: FastifyLikeReply, next: (error?: unknown) => void) => {
+      let admitted;
+      try {
+        admitted = guard.admit(request.method, request.routeOptions?.url ?? pathOf(request.url));
+      } catch (error) {
+        next(error); // a failing source is Fastify's 500, not a crash
+        return;
+      }
       if (isShed(admitted)) {
         reply
           .code(admitted.status)

@@ -31,7 +31,16 @@ export function protectHandler<Req extends IncomingMessage, Res extends ServerRe
 ): NodeHandler<Req, Res> {
   const guard = new HttpGuard(options, 'protectHandler');
   return (req, res) => {
-    const admitted = guard.admit(req.method, pathOf(req.url));
+    let admitted;
+    try {
+      admitted = guard.admit(req.method, pathOf(req.url));
+    } catch (error) {
+      // A source that fails (not sheds) is a bug: answer 500 rather than crash the server.
+      guard.onError(error);
+      res.statusCode = 500;
+      res.end();
+      return undefined;
+    }
     if (isShed(admitted)) return answerShed(res, admitted);
     let threw = false;
     guard.watch(admitted, res, () => threw);

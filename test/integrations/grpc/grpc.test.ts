@@ -79,6 +79,21 @@ describe('serverInterceptor', () => {
 });
 
 describe('serverInterceptor deadlines', () => {
+  it('answers INTERNAL, without running the handler, when the source fails instead of shedding', async () => {
+    running = await startUsers([
+      serverInterceptor({
+        source: {
+          name: 'broken',
+          allow() {
+            throw new TypeError('bug');
+          },
+        },
+      }),
+    ]);
+    expect(await running.call(running.client())).toEqual({ code: status.INTERNAL, details: 'breakwater: permit source failed: bug' });
+    expect(running.backend.calls).toBe(0);
+  });
+
   it('counts a call whose deadline passed on the server as a failure', async () => {
     const breaker = new TestBreaker({ failures: 100 });
     running = await startUsers([serverInterceptor({ source: breaker })]);

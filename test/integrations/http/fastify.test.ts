@@ -58,6 +58,22 @@ describe('protectFastify', () => {
     expect(b().settled).toEqual({ success: 1, failure: 1, release: 1 });
   });
 
+  it('answers 500 when the source fails instead of shedding', async () => {
+    app = Fastify();
+    await app.register(
+      protectFastify({
+        name: 'broken',
+        allow() {
+          throw new TypeError('bug in the source');
+        },
+      }),
+    );
+    let ran = false;
+    app.get('/x', async () => ((ran = true), 'ok'));
+    expect((await fetch(`${await start(app)}/x`)).status).toBe(500);
+    expect(ran).toBe(false);
+  });
+
   it('applies to routes registered outside the plugin (not encapsulated)', async () => {
     const breaker = new TestBreaker({ failures: 1 });
     app = Fastify({ forceCloseConnections: true });

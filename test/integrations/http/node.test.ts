@@ -110,6 +110,21 @@ describe('protectHandler (node:http)', () => {
     expect(keys).toEqual(['GET:///1', 'GET:///2', '*']);
   });
 
+  it('answers 500, without crashing, when the source fails instead of shedding', async () => {
+    const errors: unknown[] = [];
+    const broken: PermitSource = {
+      name: 'broken',
+      allow() {
+        throw new TypeError('bug in the source');
+      },
+    };
+    let ran = false;
+    server = await listen(createServer(protectHandler(() => void (ran = true), { source: broken, onError: (e) => errors.push(e) })));
+    expect((await fetch(server.url)).status).toBe(500);
+    expect(ran).toBe(false);
+    expect((errors[0] as Error).message).toBe('bug in the source');
+  });
+
   it('rejects bad options', () => {
     expect(() => protectHandler(() => {}, {} as never)).toThrow(ConfigError);
     expect(() => protectHandler(() => {}, { source: new TestBreaker(), sourceFor: () => new TestBreaker() })).toThrow(/exactly one/);
