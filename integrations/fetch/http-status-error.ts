@@ -33,7 +33,13 @@ export class HttpStatusError extends Error {
   }
 }
 
-/** True for an {@link HttpStatusError} (by its `code`, so two copies of the package agree). */
+/**
+ * True for an {@link HttpStatusError} (by its `code`, so two copies of the package agree).
+ * @example
+ * ```ts
+ * const retryable = (e: unknown) => isHttpStatusError(e) && e.status !== 501;
+ * ```
+ */
 export function isHttpStatusError(value: unknown): value is HttpStatusError {
   return typeof value === 'object' && value !== null && (value as { code?: unknown }).code === 'HTTP_STATUS' && 'response' in value;
 }

@@ -16,7 +16,13 @@ export const FAILURE_CODES: ReadonlySet<number> = new Set([
   status.DATA_LOSS,
 ]);
 
-/** True when `code` counts as a failure (see {@link FAILURE_CODES}). */
+/**
+ * True when `code` counts as a failure (see {@link FAILURE_CODES}).
+ * @example
+ * ```ts
+ * serverInterceptor({ source, isFailure: (code) => isFailureCode(code) || code === status.ABORTED });
+ * ```
+ */
 export function isFailureCode(code: number): boolean {
   return FAILURE_CODES.has(code);
 }

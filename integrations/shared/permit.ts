@@ -31,7 +31,13 @@ export interface PermitSource {
   allow(): Permit;
 }
 
-/** True for an object with a `name` and an `allow()` method. */
+/**
+ * True for an object with an `allow()` method.
+ * @example
+ * ```ts
+ * if (isPermitSource(breaker)) protectHandler(handler, breaker);
+ * ```
+ */
 export function isPermitSource(value: unknown): value is PermitSource {
   return typeof value === 'object' && value !== null && typeof (value as PermitSource).allow === 'function';
 }
@@ -47,6 +53,11 @@ export interface ShedAnswer {
  * `error` is not one of breakwater's shedding rejections (then it is a bug to
  * rethrow). `Retry-After` is the rejection's own `retryAfterMs` rounded up to
  * whole seconds, else `defaultRetryAfterMs`, and never below 1.
+ *
+ * @example
+ * ```ts
+ * shedAnswer(new RateLimitedError('api', 2_500), 1_000); // { status: 429, retryAfterSeconds: 3 }
+ * ```
  */
 export function shedAnswer(error: unknown, defaultRetryAfterMs: number): ShedAnswer | undefined {
   if (!isShedRejection(error)) return undefined;
