@@ -12,35 +12,46 @@ export interface LogLine {
 
 const num = (v: unknown): string => (typeof v === 'number' ? String(Math.round(v * 1000) / 1000) : String(v));
 
-/**
- * The line for `e`, or `undefined` for events not worth a line (outcomes,
- * successes, cache hits...). Every field of the event is kept; a thrown value
- * goes under `err`, where pino's serializer looks for it.
- */
+const LOGGED: ReadonlySet<string> = new Set(['stateChange', 'rejected', 'retry', 'giveUp', 'timeout', 'fallbackFailed']);
+
+/** True for the kinds of event that get a line (not outcomes, successes, cache hits...). */
+export function isLogged(type: string): boolean {
+  return LOGGED.has(type);
+}
+
+/** Every field of the event, `type` as `event` and a thrown value under `err` (where pino's serializer looks). */
+function fieldsOf(e: LooseEvent): Record<string, unknown> {
+  const fields: Record<string, unknown> = { event: e.type };
+  for (const k in e) {
+    if (k === 'type') continue;
+    if (k === 'error') {
+      if (e[k] !== undefined) fields['err'] = e[k];
+    } else fields[k] = e[k];
+  }
+  return fields;
+}
+
+/** The line for `e`, or `undefined` when its kind gets none (see {@link isLogged}). */
 export function lineFor(e: LooseEvent): LogLine | undefined {
-  const { error, ...rest } = e;
-  const fields: Record<string, unknown> = { ...rest, event: e.type };
-  delete fields['type'];
-  if (error !== undefined) fields['err'] = error;
   const p = e.policy;
   switch (e.type) {
     case 'stateChange': {
       const figure = e['figure'] === undefined ? '' : ` (${String(e['reason'])} ${num(e['figure'])})`;
-      return { level: e['to'] === 'open' ? 'warn' : 'info', fields, msg: `${p}: breaker ${String(e['from'])} -> ${String(e['to'])}${figure}` };
+      return { level: e['to'] === 'open' ? 'warn' : 'info', fields: fieldsOf(e), msg: `${p}: breaker ${String(e['from'])} -> ${String(e['to'])}${figure}` };
     }
     case 'rejected':
-      return { level: 'warn', fields, msg: `${p}: call rejected${e['state'] === undefined ? '' : ` (${String(e['state'])})`}` };
+      return { level: 'warn', fields: fieldsOf(e), msg: `${p}: call rejected${e['state'] === undefined ? '' : ` (${String(e['state'])})`}` };
     case 'retry':
-      return { level: 'info', fields, msg: `${p}: retrying, attempt ${num(e['attempt'])} in ${num(e['delayMs'])} ms` };
+      return { level: 'info', fields: fieldsOf(e), msg: `${p}: retrying, attempt ${num(e['attempt'])} in ${num(e['delayMs'])} ms` };
     case 'giveUp': {
       // Not retrying what must not be retried (a shed call, a caller's abort) is no give-up worth an error.
       const level = e['reason'] === 'notHandled' || e['reason'] === 'cancelled' ? 'info' : 'error';
-      return { level, fields, msg: `${p}: gave up after ${num(e['attempts'])} attempts (${String(e['reason'])})` };
+      return { level, fields: fieldsOf(e), msg: `${p}: gave up after ${num(e['attempts'])} attempts (${String(e['reason'])})` };
     }
     case 'timeout':
-      return { level: 'warn', fields, msg: `${p}: timed out after ${num(e['timeoutMs'])} ms` };
+      return { level: 'warn', fields: fieldsOf(e), msg: `${p}: timed out after ${num(e['timeoutMs'])} ms` };
     case 'fallbackFailed':
-      return { level: 'error', fields, msg: `${p}: every fallback handler failed` };
+      return { level: 'error', fields: fieldsOf(e), msg: `${p}: every fallback handler failed` };
     default:
       return undefined;
   }

@@ -1,8 +1,8 @@
 import { systemClock, type Clock, type TimerHandle } from '../../lib/clock.js';
 import { parseOptions } from '../../lib/options.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
-import { loose, PolicyNames, type Observed } from '../shared/observed.js';
-import { lineFor, type LogLine } from './lines.js';
+import { loose, PolicyNames, type LooseEvent, type Observed } from '../shared/observed.js';
+import { isLogged, lineFor } from './lines.js';
 import { LogEventsOptionsSchema, type LogEventsOptions } from './options.js';
 
 /**
@@ -17,7 +17,7 @@ export interface EventLogger {
 
 interface Throttle {
   last: number;
-  pending: LogLine | undefined;
+  pending: LooseEvent | undefined;
   count: number;
   timer: TimerHandle;
 }
@@ -48,14 +48,15 @@ export function logEvents(target: Observed, logger: EventLogger, options: LogEve
   // A keyed breaker's breakers (`name:key`) share its throttles: one per key would grow without bound.
   const names = new PolicyNames(target);
 
-  const write = (line: LogLine, suppressed: number): void => {
-    const fields = suppressed > 0 ? { ...line.fields, suppressed } : line.fields;
-    logger[line.level](fields, line.msg);
+  // Lines are built only when written: a suppressed event costs a counter bump.
+  const write = (e: LooseEvent, suppressed: number): void => {
+    const line = lineFor(e)!;
+    if (suppressed > 0) line.fields['suppressed'] = suppressed;
+    logger[line.level](line.fields, line.msg);
   };
   const flush = (t: Throttle): void => {
     t.timer = undefined;
-    const line = t.pending!;
-    write(line, t.count - 1);
+    write(t.pending!, t.count - 1);
     t.pending = undefined;
     t.count = 0;
     t.last = clock.now();
@@ -63,18 +64,17 @@ export function logEvents(target: Observed, logger: EventLogger, options: LogEve
 
   const sub = target.events$.subscribe((event) => {
     const e = loose(event);
-    const line = lineFor(e);
-    if (line === undefined) return;
-    if (every === 0) return write(line, 0);
+    if (!isLogged(e.type)) return;
+    if (every === 0) return write(e, 0);
     const key = `${names.base(e.policy)}\u0000${e.type}`;
     const now = clock.now();
     let t = throttles.get(key);
     if (t === undefined) throttles.set(key, (t = { last: -Infinity, pending: undefined, count: 0, timer: undefined }));
     if (t.pending === undefined && now - t.last >= every) {
       t.last = now;
-      return write(line, 0);
+      return write(e, 0);
     }
-    t.pending = line;
+    t.pending = e;
     t.count++;
     if (t.timer === undefined) {
       const due = t;

@@ -106,7 +106,8 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
   const breakers = new Set(breakersOf(target).map((b) => b.name));
   const stated = new Set<string>();
   const stateSeries = new Map<string, Labels>();
-  const counters = new Map<string, Inc>();
+  const counters = new Map<string, Map<string, Inc>>();
+  const retryCounters = new Map<string, Inc>();
   const histograms = new Map<string, Observe>();
   const withConstant = (labels: Labels): Labels => (extra.length === 0 ? labels : { ...labels, ...constant });
   const withKey = (labels: Labels, key: string | undefined): Labels => (o.perKey ? { ...labels, key: key ?? '' } : labels);
@@ -121,12 +122,15 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
       if (key === undefined) aliasState?.set(withConstant({ name: policy }), value);
     },
     call(policy, result, seconds, key) {
-      const id = `${policy}\u0000${result}\u0000${key ?? ''}`;
-      let c = counters.get(id);
-      if (c === undefined) counters.set(id, (c = calls.labels(withKey(withConstant({ policy, result }), key))));
+      // Nested maps keyed by interned strings: no string built per event unless perKey.
+      let byResult = counters.get(policy);
+      if (byResult === undefined) counters.set(policy, (byResult = new Map()));
+      const id = key === undefined ? result : `${result}\u0000${key}`;
+      let c = byResult.get(id);
+      if (c === undefined) byResult.set(id, (c = calls.labels(withKey(withConstant({ policy, result }), key))));
       c.inc();
       if (seconds !== undefined) {
-        const hid = `${policy}\u0000${key ?? ''}`;
+        const hid = key === undefined ? policy : `${policy}\u0000${key}`;
         let h = histograms.get(hid);
         if (h === undefined) histograms.set(hid, (h = duration.labels(withKey(withConstant({ policy }), key))));
         h.observe(seconds);
@@ -137,7 +141,10 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
       }
     },
     retry(policy, key) {
-      retries.inc(withKey(withConstant({ policy }), key));
+      const id = key === undefined ? policy : `${policy}\u0000${key}`;
+      let c = retryCounters.get(id);
+      if (c === undefined) retryCounters.set(id, (c = retries.labels(withKey(withConstant({ policy }), key))));
+      c.inc();
     },
   };
 
