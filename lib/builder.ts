@@ -1,4 +1,14 @@
+import { degrade, loadShedder, type DegradeOptions, type LoadShedderOptions } from '../policies/degrade/index.js';
+import { cache, type CacheOptions } from '../policies/cache/index.js';
+import { chaos, type ChaosOptions } from '../policies/chaos/index.js';
+import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
+import { circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
+import { sreBreaker, type SreBreakerOptions } from '../policies/sre-breaker/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
+import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
+import { bulkhead, type BulkheadOptions } from '../policies/bulkhead/index.js';
+import { idempotent, type IdempotentOptions } from '../policies/idempotent/index.js';
+import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
 import { systemClock, type Clock } from './clock.js';
@@ -46,9 +56,69 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
     return this.use(retry({ clock: this.env.clock, random: this.env.random, ...options }));
   }
 
+  /** Wraps a {@link hedge} around the chain so far. */
+  hedge(options: HedgeOptions = {}): PolicyBuilder<T> {
+    return this.use(hedge({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link chaos} around the chain so far; the result type widens by the substitute result's. */
+  chaos<C = never>(options: ChaosOptions<C>): PolicyBuilder<T | C> {
+    return this.use(chaos<C>({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link cache} around the chain so far. */
+  cache(options: CacheOptions): PolicyBuilder<T> {
+    return this.use(cache({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps an SRE {@link sreBreaker} (go-zero's adaptive breaker, the default breaker) around the chain so far. */
+  breaker(options: SreBreakerOptions = {}): PolicyBuilder<T> {
+    return this.sreBreaker(options);
+  }
+
+  /** Wraps a {@link sreBreaker} around the chain so far. */
+  sreBreaker(options: SreBreakerOptions = {}): PolicyBuilder<T> {
+    return this.use(sreBreaker({ clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link circuitBreaker} (closed/open/half-open state machine) around the chain so far. */
+  circuitBreaker(options: CircuitBreakerOptions): PolicyBuilder<T> {
+    return this.use(circuitBreaker({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link keyedBreaker} (one breaker per `keyOf(ctx)`) around the chain so far. */
+  keyedBreaker(keyOf: KeyOf, options: BreakerRegistryOptions = {}): PolicyBuilder<T> {
+    return this.use(keyedBreaker(keyOf, { clock: this.env.clock, random: this.env.random, ...options }));
+  }
+
+  /** Wraps a {@link bulkhead} around the chain so far. */
+  bulkhead(options: BulkheadOptions): PolicyBuilder<T> {
+    return this.use(bulkhead({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link rateLimiter} around the chain so far. */
+  rateLimiter(options: RateLimiterOptions): PolicyBuilder<T> {
+    return this.use(rateLimiter({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps an {@link idempotent} executor around the chain so far. */
+  idempotent(options: IdempotentOptions = {}): PolicyBuilder<T> {
+    return this.use(idempotent({ clock: this.env.clock, ...options }));
+  }
+
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */
   fallback<F>(handler: FallbackHandler<F>, options?: FallbackOptions): PolicyBuilder<T | F> {
     return this.use(fallback(handler, options));
+  }
+
+  /** Wraps a {@link degrade} around the chain so far; the result type widens by the `to` handler's. */
+  degrade<F>(options: DegradeOptions<F>): PolicyBuilder<T | F> {
+    return this.use(degrade<F>({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps a {@link loadShedder} around the chain so far. */
+  loadShedder(options: LoadShedderOptions = {}): PolicyBuilder<T> {
+    return this.use(loadShedder({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link fallbackChain} around the chain so far. */

@@ -192,15 +192,21 @@ export function toContext(ctx: ExecutionContext): Context {
 
 /** True when `ctx` was cancelled by the caller itself (not by a deadline): nothing is recorded, retried or answered. */
 export function cancelledByCaller(ctx: ExecutionContext): boolean {
-  const scope = (ctx as Context).scope;
-  if (scope !== undefined) return scope.aborted && scope.byCaller;
+  if (ctx instanceof Context) {
+    // Reading ctx.signal would make an AbortController; the scope already knows.
+    const scope = ctx.scope;
+    return scope !== undefined && scope.aborted && scope.byCaller;
+  }
   return ctx.signal.aborted && !(ctx.signal.reason instanceof TimeoutError);
 }
 
 /** True when `ctx` has been cancelled in a way callers stop waiting for (the caller, or an aggressive deadline). */
 export function hardAborted(ctx: ExecutionContext): boolean {
-  const scope = (ctx as Context).scope;
-  return scope !== undefined ? scope.aborted && !scope.cooperative : ctx.signal.aborted;
+  if (ctx instanceof Context) {
+    const scope = ctx.scope;
+    return scope !== undefined && scope.aborted && !scope.cooperative;
+  }
+  return ctx.signal.aborted;
 }
 
 /**

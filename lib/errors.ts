@@ -6,6 +6,7 @@ export type ResilienceErrorCode =
   | 'TIMEOUT'
   | 'RATE_LIMITED'
   | 'BULKHEAD_FULL'
+  | 'OVERLOADED'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'IDEMPOTENCY_KEY_MISSING'
   | 'STORE_UNAVAILABLE'
@@ -71,6 +72,15 @@ export class BulkheadRejectedError extends ResilienceError {
   readonly code = 'BULKHEAD_FULL' as const;
   override readonly name = 'BulkheadRejectedError';
   constructor(policy: string, message = `bulkhead is full (${policy})`) {
+    super(message, policy);
+  }
+}
+
+/** A load shedder refused the call while the process is overloaded (`OVERLOADED`). */
+export class OverloadedError extends ResilienceError {
+  readonly code = 'OVERLOADED' as const;
+  override readonly name = 'OverloadedError';
+  constructor(policy: string, message = `service overloaded, call shed (${policy})`) {
     super(message, policy);
   }
 }
@@ -141,6 +151,8 @@ export const isTimeoutError = (value: unknown): value is TimeoutError => hasCode
 export const isRateLimitedError = (value: unknown): value is RateLimitedError => hasCode(value, 'RATE_LIMITED');
 /** True for a {@link BulkheadRejectedError}. */
 export const isBulkheadRejectedError = (value: unknown): value is BulkheadRejectedError => hasCode(value, 'BULKHEAD_FULL');
+/** True for an {@link OverloadedError}. */
+export const isOverloadedError = (value: unknown): value is OverloadedError => hasCode(value, 'OVERLOADED');
 /** True for an {@link IdempotencyInProgressError}. */
 export const isIdempotencyInProgressError = (value: unknown): value is IdempotencyInProgressError =>
   hasCode(value, 'IDEMPOTENCY_IN_PROGRESS');
@@ -154,11 +166,17 @@ export const isConfigError = (value: unknown): value is ConfigError => hasCode(v
 
 /**
  * True for breakwater's own load-shedding rejections (open breaker, rate
- * limit, full bulkhead, idempotency in progress): never retried, never a
+ * limit, full bulkhead, overload, idempotency in progress): never retried, never a
  * success or failure for a breaker (spec rule 6); fallbacks do answer them.
  */
 export function isShedRejection(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const code = (value as { [BRAND]?: unknown })[BRAND];
-  return code === 'BREAKER_OPEN' || code === 'RATE_LIMITED' || code === 'BULKHEAD_FULL' || code === 'IDEMPOTENCY_IN_PROGRESS';
+  return (
+    code === 'BREAKER_OPEN' ||
+    code === 'RATE_LIMITED' ||
+    code === 'BULKHEAD_FULL' ||
+    code === 'OVERLOADED' ||
+    code === 'IDEMPOTENCY_IN_PROGRESS'
+  );
 }

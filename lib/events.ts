@@ -72,6 +72,198 @@ export interface FallbackFailedEvent extends EventBase {
   readonly handlerErrors: readonly unknown[];
 }
 
+/** `degrade` answered a call from its `to` handler instead of calling the operation. */
+export interface DegradedEvent extends EventBase {
+  readonly type: 'degraded';
+  /** The decision's action (`'custom'` for a predicate). */
+  readonly action: string;
+  /** The signal values the decision saw. */
+  readonly signals: Readonly<Record<string, number>>;
+}
+
+/** A load shedder dropped a call. */
+export interface ShedEvent extends EventBase {
+  readonly type: 'shed';
+  /** CPU utilisation (0–1) at the decision. */
+  readonly cpu: number;
+  /** Calls in flight. */
+  readonly inFlight: number;
+  /** What recent throughput and latency can carry, scaled by the overload factor. */
+  readonly maxInFlight: number;
+}
+
+/** A pipeline built by `fromConfig` took a new config in place. */
+export interface ConfigAppliedEvent extends EventBase {
+  readonly type: 'configApplied';
+  /** 1 for the first config, then +1 per applied update. */
+  readonly version: number;
+}
+
+/** A pipeline built by `fromConfig` refused a config and kept the last good one. */
+export interface ConfigRejectedEvent extends EventBase {
+  readonly type: 'configRejected';
+  /** `'invalid'`: it broke a rule; `'structure'`: it changed which policies run, or their order. */
+  readonly reason: 'invalid' | 'structure';
+  /** Every problem, with its path. */
+  readonly issues: readonly { readonly path: string; readonly message: string }[];
+}
+
+/** Hedge started another attempt beside the ones running. */
+export interface HedgedEvent extends EventBase {
+  readonly type: 'hedged';
+  /** The hedged attempt that starts (2 for the first hedge; 1 is the primary). */
+  readonly attempt: number;
+  /** How long the call waited for it: the delay, or 0 when a failure started it at once. */
+  readonly delayMs: number;
+}
+
+/** Hedge took this attempt's result; the others are aborted. */
+export interface WonEvent extends EventBase {
+  readonly type: 'won';
+  /** The winning attempt (1 for the primary). */
+  readonly attempt: number;
+}
+
+/** Chaos injected a fault, latency or a substitute result into this call. */
+export interface InjectedEvent extends EventBase {
+  readonly type: 'injected';
+  readonly kind: 'fault' | 'latency' | 'result';
+  /** The latency injected, for `kind: 'latency'`. */
+  readonly delayMs?: number;
+}
+
+/** Cache answered from the store. */
+export interface CacheHitEvent extends EventBase {
+  readonly type: 'hit';
+  readonly key: string;
+  /** True when the entry was past its TTL but within the stale-while-revalidate window. */
+  readonly stale: boolean;
+}
+
+/** Cache had nothing fresh: the call ran (or joined a run already in flight for the key). */
+export interface CacheMissEvent extends EventBase {
+  readonly type: 'miss';
+  readonly key: string;
+  /** True when this caller shared a call already in flight instead of starting one. */
+  readonly coalesced: boolean;
+}
+
+/** A background stale-while-revalidate refresh settled. */
+export interface RevalidatedEvent extends EventBase {
+  readonly type: 'revalidated';
+  readonly key: string;
+  /** False when the refresh failed; the stale entry stays. */
+  readonly ok: boolean;
+  readonly error?: unknown;
+}
+
+/** A breaker's state: the SRE breaker is only ever `'closed'` or `'open'`. */
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+/** Why a breaker changed state. */
+export type StateChangeReason =
+  /** SRE: the step-6 drop ratio crossed 0 (up: open, down: closed). */
+  | 'dropRatio'
+  /** Closed → open: the strategy's threshold was met. */
+  | 'threshold'
+  /** Open → half-open: `openMs` passed and a call came. */
+  | 'retryTimeout'
+  /** Half-open → open: a probe failed (or was slow, for `slowCallRatio`). */
+  | 'probeFailed'
+  /** Half-open → closed: `probes` probes succeeded. */
+  | 'probesSucceeded'
+  /** Half-open → open: half-open lasted longer than `maxHalfOpenMs`. */
+  | 'halfOpenTimeout'
+  /** Forced open by `isolate()`. */
+  | 'isolated'
+  /** `reset()`, or the last isolation handle disposed. */
+  | 'reset';
+
+/** A breaker changed state; listeners run after the change. */
+export interface StateChangeEvent extends EventBase {
+  readonly type: 'stateChange';
+  readonly from: BreakerState;
+  readonly to: BreakerState;
+  readonly reason: StateChangeReason;
+  /** The figure behind the change: the ratio or count that tripped it, the SRE drop ratio; `undefined` when none applies. */
+  readonly figure: number | undefined;
+}
+
+/** A breaker shed a call. */
+export interface BreakerRejectedEvent extends EventBase {
+  readonly type: 'rejected';
+  /** The breaker's state when it shed the call. */
+  readonly state: BreakerState;
+  /** SRE: the probability the call was shed with (after the working-bucket discount). */
+  readonly dropRatio?: number;
+  /** State machine: milliseconds until the breaker may admit a call again, when known. */
+  readonly retryAfterMs?: number;
+}
+
+/** The SRE breaker let a call through because nothing had passed for longer than `forcePassMs`. */
+export interface ForcePassEvent extends EventBase {
+  readonly type: 'forcePass';
+  /** The step-6 drop ratio at the time. */
+  readonly dropRatio: number;
+  /** Milliseconds since the last call passed. */
+  readonly sinceLastPassMs: number;
+}
+
+/** A bulkhead (or a leaky bucket) queued the call: it waits for a slot. */
+export interface QueuedEvent extends EventBase {
+  readonly type: 'queued';
+  /** Calls waiting, this one included. */
+  readonly queued: number;
+}
+
+/** A bulkhead or a rate limiter refused the call. */
+export interface LimitRejectedEvent extends EventBase {
+  readonly type: 'rejected';
+  /** `'bulkheadFull'`: no slot and no queue room; `'rateLimited'`: over the rate. */
+  readonly reason: 'bulkheadFull' | 'rateLimited';
+  /** For `'rateLimited'`: milliseconds until a call would be admitted. */
+  readonly retryAfterMs?: number;
+}
+
+/** A distributed rate limiter lost (`active: true`) or regained (`active: false`) its store and limits locally meanwhile. */
+export interface LocalFallbackEvent extends EventBase {
+  readonly type: 'localFallback';
+  /** True while limiting locally. */
+  readonly active: boolean;
+  /** Why the store was given up, when `active`. */
+  readonly error?: unknown;
+}
+
+/** An idempotent call joined a run of the same key already in flight in this process. */
+export interface JoinedEvent extends EventBase {
+  readonly type: 'joined';
+  readonly key: string;
+  /** Callers sharing the run, this one included. */
+  readonly callers: number;
+}
+
+/** An idempotent call was answered from the store's record without running the operation. */
+export interface ServedEvent extends EventBase {
+  readonly type: 'served';
+  readonly key: string;
+}
+
+/** An idempotent call claimed its key (no record, or a failed one) and runs the operation. */
+export interface ClaimedEvent extends EventBase {
+  readonly type: 'claimed';
+  readonly key: string;
+  /** The fencing token of the claim. */
+  readonly token: string;
+}
+
+/** An idempotent call took over a key whose claimant's lease had expired. */
+export interface TakeoverEvent extends EventBase {
+  readonly type: 'takeover';
+  readonly key: string;
+  /** The fencing token of the new claim. */
+  readonly token: string;
+}
+
 /**
  * Every event a breakwater policy emits, discriminated by `type`. Later
  * policies add their members here.
@@ -83,7 +275,27 @@ export type PolicyEvent =
   | GiveUpEvent
   | SuccessEvent
   | FallbackEvent
-  | FallbackFailedEvent;
+  | FallbackFailedEvent
+  | DegradedEvent
+  | ShedEvent
+  | ConfigAppliedEvent
+  | ConfigRejectedEvent
+  | HedgedEvent
+  | WonEvent
+  | InjectedEvent
+  | CacheHitEvent
+  | CacheMissEvent
+  | RevalidatedEvent
+  | StateChangeEvent
+  | BreakerRejectedEvent
+  | ForcePassEvent
+  | QueuedEvent
+  | LimitRejectedEvent
+  | LocalFallbackEvent
+  | JoinedEvent
+  | ServedEvent
+  | ClaimedEvent
+  | TakeoverEvent;
 
 /**
  * A policy's event source: a private `Subject`, exposed as `events$`. Check

@@ -13,6 +13,7 @@ export {
   TimeoutError,
   RateLimitedError,
   BulkheadRejectedError,
+  OverloadedError,
   IdempotencyInProgressError,
   IdempotencyKeyMissingError,
   StoreUnavailableError,
@@ -22,6 +23,7 @@ export {
   isTimeoutError,
   isRateLimitedError,
   isBulkheadRejectedError,
+  isOverloadedError,
   isIdempotencyInProgressError,
   isIdempotencyKeyMissingError,
   isStoreUnavailableError,
@@ -30,6 +32,8 @@ export {
   type ResilienceErrorCode,
 } from './errors.js';
 export { EventSource } from './events.js';
+export { RollingWindow, goZeroOrigin, leapArrayOrigin } from './window.js';
+export { BreakerPolicy, Permit, IsolationHandle } from './breaker.js';
 export type {
   PolicyEvent,
   EventBase,
@@ -41,10 +45,43 @@ export type {
   SuccessEvent,
   FallbackEvent,
   FallbackFailedEvent,
+  DegradedEvent,
+  ShedEvent,
+  ConfigAppliedEvent,
+  ConfigRejectedEvent,
+  HedgedEvent,
+  WonEvent,
+  InjectedEvent,
+  CacheHitEvent,
+  CacheMissEvent,
+  RevalidatedEvent,
+  BreakerState,
+  StateChangeReason,
+  StateChangeEvent,
+  BreakerRejectedEvent,
+  ForcePassEvent,
+  QueuedEvent,
+  LimitRejectedEvent,
+  LocalFallbackEvent,
+  JoinedEvent,
+  ServedEvent,
+  ClaimedEvent,
+  TakeoverEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
+export * from '../policies/degrade/index.js';
+export * from '../policies/hedge/index.js';
+export * from '../policies/chaos/index.js';
+export * from '../policies/cache/index.js';
+export * from './config/index.js';
+export * from '../policies/sre-breaker/index.js';
+export * from '../policies/circuit-breaker/index.js';
+export * from '../policies/breaker-registry/index.js';
+export * from '../policies/bulkhead/index.js';
+export * from '../policies/rate-limiter/index.js';
+export * from '../policies/idempotent/index.js';
 export * from '../integrations/log/index.js';
 export type { WatchHandle } from '../integrations/shared/handle.js';
 export type { Observed } from '../integrations/shared/observed.js';

@@ -70,14 +70,22 @@ export const fnSchema = <F extends (...args: never[]) => unknown>() =>
 /** A policy name. */
 export const nameSchema = z.string().min(1, { message: 'expected a non-empty string' });
 
-/** A finite number of milliseconds greater than zero. */
+/** A finite number of milliseconds greater than zero (native checks, so the JSON Schema carries them). */
 export const positiveMs = z
-  .number({ message: 'expected a number of milliseconds' })
-  .refine((n) => Number.isFinite(n), { message: 'expected a finite number' })
-  .refine((n) => n > 0, { message: 'expected a number greater than 0' });
+  .number({ message: 'expected a finite number of milliseconds' })
+  .positive({ message: 'expected a number greater than 0' });
 
 /** A finite number of milliseconds, zero allowed. */
 export const nonNegativeMs = z
-  .number({ message: 'expected a number of milliseconds' })
-  .refine((n) => Number.isFinite(n), { message: 'expected a finite number' })
-  .refine((n) => n >= 0, { message: 'expected a number >= 0' });
+  .number({ message: 'expected a finite number of milliseconds' })
+  .nonnegative({ message: 'expected a number >= 0' });
+
+/** A ratio in [0, 1]. */
+export const ratio = z.number({ message: 'expected a number in [0, 1]' }).min(0, { message: 'expected a number in [0, 1]' }).max(1, { message: 'expected a number in [0, 1]' });
+
+/** An integer >= `min`. */
+export const intAtLeast = (min: number) =>
+  z
+    .number({ message: `expected an integer >= ${min}` })
+    .int({ message: `expected an integer >= ${min}` })
+    .min(min, { message: `expected an integer >= ${min}` });

@@ -33,23 +33,25 @@ class LinearBackoff implements Backoff {
   }
 }
 
-/** The zod schema of {@link ExponentialOptions}. */
-export const ExponentialOptionsSchema = z
+/** The fields of {@link ExponentialOptions}, before the cross-field rule. */
+export const ExponentialShape = z
   .object({
     /** @defaultValue 100 */
     initial: positiveMs.default(100),
     /** @defaultValue 2 */
-    multiplier: z
-      .number()
-      .refine((n) => Number.isFinite(n) && n >= 1, { message: 'expected a finite number >= 1' })
-      .default(2),
+    multiplier: z.number({ message: 'expected a finite number >= 1' }).min(1, { message: 'expected a finite number >= 1' }).default(2),
     /** @defaultValue 10_000 */
     max: positiveMs.default(10_000),
     /** @defaultValue `'full'` */
     jitter: z.enum(['none', 'full', 'equal', 'decorrelated', 'proportional']).default('full'),
   })
-  .strict()
-  .refine((o) => o.max >= o.initial, { message: 'max must be >= initial', path: ['max'] });
+  .strict();
+
+/** A cross-field rule of exponential backoff (zod-only: JSON Schema cannot say it). */
+export const maxAtLeastInitial = (o: { initial: number; max: number }): boolean => o.max >= o.initial;
+
+/** The zod schema of {@link ExponentialOptions}. */
+export const ExponentialOptionsSchema = ExponentialShape.refine(maxAtLeastInitial, { message: 'max must be >= initial', path: ['max'] });
 
 /** Options of {@link exponential}. */
 export type ExponentialOptions = z.input<typeof ExponentialOptionsSchema>;

@@ -1,14 +1,18 @@
+import { z } from 'zod';
+import { RollingHistogram } from '../../lib/histogram.js';
+import { intAtLeast, parseOptions, positiveMs, ratio } from '../../lib/options.js';
+import { sloRetryBudget } from '../../lib/sla.js';
+
 /**
- * Limits how many retries a retry policy may make, across all its calls
- * (seed 002 §4.3). A refused retry is not made: the last error is rethrown.
- * Implementations come with the config issue (`tokenBudget`, `sloBudget`);
- * any object with these methods works.
+ * Limits the retries a retry policy makes (seed 002 §4.3). A refused retry is
+ * not made: the last error is rethrown. `tokenBudget` and `sloBudget` are the
+ * two kinds shipped; any object with these methods works.
  */
 export interface RetryBudget {
   /** One call entered the policy (its first attempt is about to start). */
   onCall(now: number): void;
-  /** Asks for one retry; `false` refuses it. */
-  tryRetry(now: number): boolean;
+  /** Asks for one more retry of a call that has made `retriesSoFar`; `false` refuses it. */
+  tryRetry(now: number, retriesSoFar: number): boolean;
   /** One attempt settled after `durationMs` (for latency-aware budgets). */
   onAttempt?(durationMs: number, now: number): void;
 }
@@ -17,4 +21,138 @@ export interface RetryBudget {
 export function isRetryBudget(value: unknown): value is RetryBudget {
   const b = value as RetryBudget;
   return typeof value === 'object' && value !== null && typeof b.onCall === 'function' && typeof b.tryRetry === 'function';
+}
+
+/** Options of {@link tokenBudget}. */
+export const TokenBudgetOptionsSchema = z
+  .object({
+    /** Retries may be at most this share of first attempts within the window. @defaultValue 0.1 */
+    ratio: ratio.default(0.1),
+    /** Retries allowed per second whatever the traffic, so quiet services can still retry. @defaultValue 10 */
+    minPerSecond: z.number({ message: 'expected a finite number >= 0' }).nonnegative({ message: 'expected a finite number >= 0' }).default(10),
+    /** How far back calls and retries count. @defaultValue 10_000 */
+    windowMs: positiveMs.default(10_000),
+  })
+  .strict();
+
+/** Options of {@link tokenBudget}. */
+export type TokenBudgetOptions = z.input<typeof TokenBudgetOptionsSchema>;
+
+const SLICES = 10;
+
+class TokenBudget implements RetryBudget {
+  private readonly calls = new Float64Array(SLICES);
+  private readonly retries = new Float64Array(SLICES);
+  private readonly epochs = new Float64Array(SLICES).fill(-Infinity);
+  private readonly sliceMs: number;
+  private readonly floor: number;
+
+  constructor(private readonly o: z.output<typeof TokenBudgetOptionsSchema>) {
+    this.sliceMs = o.windowMs / SLICES;
+    this.floor = (o.minPerSecond * o.windowMs) / 1_000;
+  }
+
+  onCall(now: number): void {
+    this.calls[this.slice(now)]!++;
+  }
+
+  tryRetry(now: number): boolean {
+    const current = this.slice(now);
+    const oldest = Math.floor(now / this.sliceMs) - SLICES + 1;
+    let calls = 0;
+    let retries = 0;
+    for (let s = 0; s < SLICES; s++) {
+      if (this.epochs[s]! < oldest) continue;
+      calls += this.calls[s]!;
+      retries += this.retries[s]!;
+    }
+    if (retries + 1 > this.o.ratio * calls + this.floor) return false;
+    this.retries[current]!++;
+    return true;
+  }
+
+  private slice(now: number): number {
+    const epoch = Math.floor(now / this.sliceMs);
+    const i = ((epoch % SLICES) + SLICES) % SLICES;
+    if (this.epochs[i] !== epoch) {
+      this.epochs[i] = epoch;
+      this.calls[i] = 0;
+      this.retries[i] = 0;
+    }
+    return i;
+  }
+}
+
+/**
+ * A retry budget like Finagle's RetryBudget and gRPC's retry throttling:
+ * within a rolling window, retries may be at most `ratio` of first attempts,
+ * plus a floor of `minPerSecond`. Under a total outage a retry policy with
+ * `tokenBudget({ ratio: 0.1 })` calls the dependency about 1.1× per call
+ * (plus the floor) instead of `maxAttempts`×. Share one budget among the
+ * policies calling one dependency.
+ *
+ * @example
+ * ```ts
+ * retry({ maxAttempts: 3, budget: tokenBudget({ ratio: 0.1, minPerSecond: 10 }) });
+ * ```
+ */
+export function tokenBudget(options: TokenBudgetOptions = {}): RetryBudget {
+  return new TokenBudget(parseOptions(TokenBudgetOptionsSchema, options, 'tokenBudget'));
+}
+
+/** Options of {@link sloBudget}. */
+export const SloBudgetOptionsSchema = z
+  .object({
+    /** The SLO window retries must fit in. @defaultValue 60_000 */
+    sloWindowMs: positiveMs.default(60_000),
+    /** Share of the SLO window retrying may spend. @defaultValue 0.1 */
+    fraction: ratio.default(0.1),
+    /** Hard cap on retries per call. @defaultValue 3 */
+    maxRetries: intAtLeast(0).default(3),
+    /** Window of the live p99 (seed 002: the last 5 minutes). @defaultValue 300_000 */
+    latencyWindowMs: positiveMs.default(300_000),
+  })
+  .strict();
+
+/** Options of {@link sloBudget}. */
+export type SloBudgetOptions = z.input<typeof SloBudgetOptionsSchema>;
+
+class SloBudget implements RetryBudget {
+  private readonly latency: RollingHistogram;
+
+  constructor(private readonly o: z.output<typeof SloBudgetOptionsSchema>) {
+    this.latency = new RollingHistogram({ windowMs: o.latencyWindowMs });
+  }
+
+  onCall(): void {}
+
+  onAttempt(durationMs: number, now: number): void {
+    this.latency.record(durationMs, now);
+  }
+
+  tryRetry(now: number, retriesSoFar: number): boolean {
+    return retriesSoFar < this.allowed(now);
+  }
+
+  /** Retries a call may make now. */
+  allowed(now: number): number {
+    const p99Ms = this.latency.quantile(0.99, now);
+    return sloRetryBudget({ p99Ms, sloWindowMs: this.o.sloWindowMs, fraction: this.o.fraction, maxRetries: this.o.maxRetries });
+  }
+}
+
+/**
+ * The retry budget of seed 002 §4.3: each call may retry
+ * `min(maxRetries, floor(fraction × sloWindowMs / max(100, 2 × p99)))` times,
+ * where p99 is the live latency of this policy's attempts over the last
+ * `latencyWindowMs` (a log-bucketed rolling histogram, within 10 %). As
+ * latency grows, retries shrink to 0, so retrying cannot eat the SLO.
+ *
+ * @example
+ * ```ts
+ * retry({ maxAttempts: 4, budget: sloBudget({ sloWindowMs: 60_000, fraction: 0.1, maxRetries: 3 }) });
+ * ```
+ */
+export function sloBudget(options: SloBudgetOptions = {}): RetryBudget & { allowed(now: number): number } {
+  return new SloBudget(parseOptions(SloBudgetOptionsSchema, options, 'sloBudget'));
 }

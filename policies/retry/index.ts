@@ -1,4 +1,12 @@
 export { retry, RetryPolicy, sleep } from './retry.js';
 export { RetryOptionsSchema, type RetryOptions } from './options.js';
 export { constant, linear, exponential, ExponentialOptionsSchema, type Backoff, type BackoffFunction, type ExponentialOptions, type Jitter } from './backoff.js';
-export type { RetryBudget } from './budget.js';
+export {
+  tokenBudget,
+  sloBudget,
+  TokenBudgetOptionsSchema,
+  SloBudgetOptionsSchema,
+  type RetryBudget,
+  type TokenBudgetOptions,
+  type SloBudgetOptions,
+} from './budget.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema, randomSchema } from '../../lib/options.js';
+import { clockSchema, intAtLeast, nameSchema, randomSchema } from '../../lib/options.js';
 import { isBackoff, type Backoff, type BackoffFunction } from './backoff.js';
 import { isRetryBudget, type RetryBudget } from './budget.js';
 
@@ -10,11 +10,7 @@ export const RetryOptionsSchema = z
      * Total tries, the first one included (cockatiel counts retries; this counts tries).
      * @defaultValue 3
      */
-    maxAttempts: z
-      .number({ message: 'expected an integer >= 1' })
-      .int({ message: 'expected an integer >= 1' })
-      .min(1, { message: 'expected an integer >= 1' })
-      .default(3),
+    maxAttempts: intAtLeast(1).default(3),
     /**
      * Delay before each retry: `constant(ms)`, `linear(ms, step)`, `exponential({...})` or `(retry, error) => ms`.
      * @defaultValue `exponential()` (100 ms initial, x2, max 10 s, full jitter)

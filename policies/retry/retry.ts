@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Scope } from '../../lib/context.js';
 import { isShedRejection } from '../../lib/errors.js';
@@ -9,6 +10,8 @@ import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, ty
 import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
 import { RetryOptionsSchema, type RetryOptions } from './options.js';
+
+type RetryOptionsParsed = z.output<typeof RetryOptionsSchema>;
 
 type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
 
@@ -27,28 +30,44 @@ type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
 export class RetryPolicy implements Policy<never> {
   declare readonly [ANSWER]?: () => never;
   readonly name: string;
-  /** Total tries, the first included. */
-  readonly maxAttempts: number;
+  private _maxAttempts!: number;
   readonly events$: Observable<PolicyEvent>;
   private readonly events = new EventSource();
-  private readonly backoff: Backoff;
-  private readonly handle: ((error: unknown) => boolean) | undefined;
-  private readonly handleResult: ((result: unknown) => boolean) | undefined;
-  private readonly budget: RetryBudget | undefined;
+  private backoff!: Backoff;
+  private handle: ((error: unknown) => boolean) | undefined;
+  private handleResult: ((result: unknown) => boolean) | undefined;
+  private budget: RetryBudget | undefined;
   private readonly clock: Clock;
   private readonly random: () => number;
 
   constructor(options: RetryOptions = {}) {
     const o = parseOptions(RetryOptionsSchema, options, 'retry');
     this.name = o.name;
-    this.maxAttempts = o.maxAttempts;
+    this.apply(o);
+    this.clock = o.clock ?? systemClock;
+    this.random = o.random ?? Math.random;
+    this.events$ = this.events.events$;
+  }
+
+  /** Total tries, the first included. */
+  get maxAttempts(): number {
+    return this._maxAttempts;
+  }
+
+  /**
+   * Changes the retry options for calls that start from now on (hot reload);
+   * validated like the constructor's, and nothing changes if they are invalid.
+   */
+  reconfigure(options: Omit<RetryOptions, 'clock' | 'random' | 'name'>): void {
+    this.apply(parseOptions(RetryOptionsSchema.omit({ clock: true, random: true, name: true }), options, this.name));
+  }
+
+  private apply(o: Pick<RetryOptionsParsed, 'maxAttempts' | 'backoff' | 'handle' | 'handleResult' | 'budget'>): void {
+    this._maxAttempts = o.maxAttempts;
     this.backoff = o.backoff === undefined ? exponential() : isBackoff(o.backoff) ? o.backoff : fromFunction(o.backoff);
     this.handle = o.handle;
     this.handleResult = o.handleResult;
     this.budget = o.budget;
-    this.clock = o.clock ?? systemClock;
-    this.random = o.random ?? Math.random;
-    this.events$ = this.events.events$;
   }
 
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
@@ -87,14 +106,14 @@ export class RetryPolicy implements Policy<never> {
       let reason: GiveUpEvent['reason'] | undefined;
       let delay = 0;
       if (verdict === 2) reason = hardAborted(c) ? 'cancelled' : 'notHandled';
-      else if (attempt >= this.maxAttempts) reason = 'maxAttempts';
+      else if (attempt >= this._maxAttempts) reason = 'maxAttempts';
       else if (c.scope?.aborted) reason = 'cancelled';
       else {
         delay = this.delayFor(attempt, error, previousDelay);
         const now = this.clock.now();
         // Rule 4: no sleep that would leave no time for the attempt after it.
         if (c.deadline !== undefined && now + delay >= c.deadline) reason = 'deadline';
-        else if (this.budget !== undefined && !this.budget.tryRetry(now)) reason = 'budget';
+        else if (this.budget !== undefined && !this.budget.tryRetry(now, attempt - 1)) reason = 'budget';
       }
       if (reason !== undefined) {
         if (this.events.observed) this.gaveUp(attempt, error, reason, start);

@@ -22,10 +22,8 @@ import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
 export class TimeoutPolicy implements Policy<never> {
   declare readonly [ANSWER]?: () => never;
   readonly name: string;
-  /** Milliseconds each call may take. */
-  readonly ms: number;
-  /** `'aggressive'` or `'cooperative'`. */
-  readonly mode: 'aggressive' | 'cooperative';
+  private _ms: number;
+  private _mode: 'aggressive' | 'cooperative';
   readonly events$: Observable<PolicyEvent>;
   /** @internal */
   readonly events = new EventSource();
@@ -35,11 +33,31 @@ export class TimeoutPolicy implements Policy<never> {
   constructor(options: number | TimeoutOptions) {
     const o = parseOptions(TimeoutOptionsSchema, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
     this.name = o.name;
-    this.ms = o.ms;
-    this.mode = o.mode;
+    this._ms = o.ms;
+    this._mode = o.mode;
     this.clock = o.clock ?? systemClock;
     this.timer = deadlineTimerOf(this.clock);
     this.events$ = this.events.events$;
+  }
+
+  /** Milliseconds each call may take. */
+  get ms(): number {
+    return this._ms;
+  }
+
+  /** `'aggressive'` or `'cooperative'`. */
+  get mode(): 'aggressive' | 'cooperative' {
+    return this._mode;
+  }
+
+  /**
+   * Changes `ms` and `mode` for calls that start from now on (hot reload);
+   * validated like the constructor's options, and nothing changes if they are invalid.
+   */
+  reconfigure(options: number | Omit<TimeoutOptions, 'clock' | 'name'>): void {
+    const o = parseOptions(TimeoutOptionsSchema.omit({ clock: true, name: true }), typeof options === 'object' && options !== null ? options : { ms: options }, this.name);
+    this._ms = o.ms;
+    this._mode = o.mode;
   }
 
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
@@ -49,10 +67,10 @@ export class TimeoutPolicy implements Policy<never> {
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     const start = this.clock.now();
-    const at = start + this.ms;
+    const at = start + this._ms;
     // An enclosing deadline that comes first governs; this one adds nothing.
     if (c.deadline !== undefined && c.deadline <= at) return runNext(op, c, next);
-    const scope = new Scope(c.scope, undefined, at, this.timer, this.name, this.mode === 'cooperative');
+    const scope = new Scope(c.scope, undefined, at, this.timer, this.name, this._mode === 'cooperative');
     const guard = new TimeoutGuard<R>(scope, this, start);
     const child = c.withScope(scope);
     let inner: R | PromiseLike<R>;
@@ -70,7 +88,7 @@ export class TimeoutPolicy implements Policy<never> {
     const events = this.events;
     if (!events.observed) return;
     const durationMs = this.clock.now() - start;
-    if (result === 'timeout') events.emit({ type: 'timeout', policy: this.name, timeoutMs: this.ms, mode: this.mode });
+    if (result === 'timeout') events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
     events.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
   }
 }

@@ -1,0 +1,199 @@
+import { BehaviorSubject, type Observable } from 'rxjs';
+import type { Clock } from './clock.js';
+import { Context, executeWith, runNext } from './context.js';
+import { isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
+import { EventSource, type BreakerState, type PolicyEvent, type StateChangeReason } from './events.js';
+import { judge } from './judge.js';
+import { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict } from './permit.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
+
+export { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict };
+
+/**
+ * What both breaker families share: the permit API, `execute` through the
+ * Policy contract (README rules 3 and 6), `state$`, `events$`, `isolate()`,
+ * `reset()`. Subclasses decide admission ({@link BreakerPolicy.admit}) and
+ * what an outcome does ({@link BreakerPolicy.record}).
+ *
+ * Neither the event subject nor the state subject exists until someone asks
+ * for it, so an unobserved breaker is a few fields.
+ *
+ * @example
+ * ```ts
+ * function guard(b: BreakerPolicy) {
+ *   b.state$.subscribe((s) => metrics.set('breaker_state', s === 'open' ? 1 : 0));
+ * }
+ * ```
+ */
+export abstract class BreakerPolicy<S extends BreakerState = BreakerState> implements Policy<never> {
+  declare readonly [ANSWER]?: () => never;
+  /** @internal */ ev: EventSource | undefined = undefined;
+  private subject: BehaviorSubject<BreakerState> | undefined = undefined;
+  /** Live isolation handles. */
+  protected isolations = 0;
+  private isolationEpoch = 0;
+  /** @internal registry bookkeeping: clock time of the last call and LRU links. */
+  lastUsedAt = 0;
+  /** @internal */ key: string | undefined = undefined;
+  /** @internal */ older: BreakerPolicy | undefined = undefined;
+  /** @internal */ newer: BreakerPolicy | undefined = undefined;
+  /** True when admission reads the clock even with nobody listening (to time calls). */
+  protected timed = false;
+
+  constructor(
+    /** Names the breaker in events, errors and metrics. */
+    readonly name: string,
+    /** The clock the breaker runs on. */
+    readonly clock: Clock,
+    private handle: ((error: unknown) => boolean) | undefined,
+    private handleResult: ((result: unknown) => boolean) | undefined,
+  ) {}
+
+  /** Replaces `handle` and `handleResult` (hot reload). */
+  protected setJudges(handle: ((error: unknown) => boolean) | undefined, handleResult: ((result: unknown) => boolean) | undefined): void {
+    this.handle = handle;
+    this.handleResult = handleResult;
+  }
+
+  /** The current state; reading it never causes a transition. */
+  abstract get state(): S;
+
+  /** Every event of this breaker: `outcome`, `stateChange`, `rejected` (and `forcePass` for SRE). */
+  get events$(): Observable<PolicyEvent> {
+    return (this.ev ??= new EventSource()).events$;
+  }
+
+  /** The current state, replayed to each new subscriber, then every transition. */
+  get state$(): Observable<S> {
+    return (this.subject ??= new BehaviorSubject<BreakerState>(this.state)).asObservable() as Observable<S>;
+  }
+
+  /** True while someone listens to `events$`. */
+  protected get observed(): boolean {
+    const ev = this.ev;
+    return ev !== undefined && ev.observed;
+  }
+
+  /**
+   * Asks to make a call: returns a {@link Permit} to settle, or throws
+   * `BrokenCircuitError` when the breaker sheds it.
+   */
+  allow(): Permit {
+    const start = this.timed || this.observed ? this.clock.now() : NaN;
+    return new Permit(this, this.admit(start), start);
+  }
+
+  /** Runs `op` through the breaker. */
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+    if (abortedHard(ctx)) throw ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason;
+    const start = this.timed || this.observed ? this.clock.now() : NaN;
+    const token = this.admit(start);
+    let value: R;
+    try {
+      value = await runNext(op, ctx, next);
+    } catch (error) {
+      this.complete(token, start, this.verdictOf(error, ctx), error);
+      throw error;
+    }
+    if (this.handleResult !== undefined && judge(this.handleResult, value)) this.complete(token, start, FAILURE, value);
+    else this.complete(token, start, SUCCESS, undefined);
+    return value;
+  }
+
+  /**
+   * Forces the breaker open until the returned handle is disposed; with
+   * several handles, until the last is. Then it closes with empty counters.
+   */
+  isolate(): IsolationHandle {
+    if (this.isolations++ === 0) this.onIsolate();
+    return new IsolationHandle(this, this.isolationEpoch);
+  }
+
+  /** Back to closed with empty counters; ends any isolation (its handles become inert). */
+  reset(): void {
+    this.isolations = 0;
+    this.isolationEpoch++;
+    this.onReset();
+  }
+
+  /** @internal */
+  endIsolation(epoch: number): void {
+    if (epoch !== this.isolationEpoch || this.isolations === 0) return;
+    if (--this.isolations === 0) this.reset();
+  }
+
+  /** @internal settles an admitted call (permit or execute). */
+  complete(token: number, start: number, verdict: Verdict, error: unknown): void {
+    if (verdict === RELEASE) this.release(token);
+    else this.record(token, start, this.clock.now(), verdict);
+    if (this.observed && (verdict !== RELEASE || error !== undefined)) {
+      const result = verdict === SUCCESS ? 'success' : verdict === TIMEOUT ? 'timeout' : isShedRejection(error) ? 'rejected' : 'failure';
+      const durationMs = start === start ? this.clock.now() - start : 0;
+      this.ev!.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
+    }
+  }
+
+  /**
+   * Decides whether a call may go; returns a token handed back to
+   * {@link record}/{@link release}, or throws via {@link shed}. `start` is the
+   * clock time when the caller already read it, `NaN` otherwise.
+   */
+  protected abstract admit(start: number): number;
+  /** Records an admitted call's outcome at clock time `now`. */
+  protected abstract record(token: number, start: number, now: number, verdict: Verdict): void;
+  /** An admitted call ends recording nothing. */
+  protected abstract release(token: number): void;
+  /** The first isolation began: force open. */
+  protected abstract onIsolate(): void;
+  /** Back to closed with empty counters. */
+  protected abstract onReset(): void;
+
+  /** Reports a transition (after the state has changed). */
+  protected transition(from: S, to: S, reason: StateChangeReason, figure: number | undefined): void {
+    if (from === to) return;
+    this.subject?.next(to);
+    if (this.observed) this.ev!.emit({ type: 'stateChange', policy: this.name, from, to, reason, figure });
+  }
+
+  /** Reports and throws a shed call. */
+  protected shed(error: BrokenCircuitError, dropRatio: number | undefined): never {
+    if (this.observed) {
+      const ev = this.ev!;
+      const state = this.state;
+      if (dropRatio !== undefined) ev.emit({ type: 'rejected', policy: this.name, state, dropRatio });
+      else ev.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
+      ev.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0, error });
+    }
+    throw error;
+  }
+
+  /** README rules 3 and 6: what a thrown value means for the breaker. */
+  private verdictOf(error: unknown, ctx: ExecutionContext): Verdict {
+    // The caller's own abort records nothing; an enclosing deadline is a failure now.
+    if (abortedHard(ctx)) return abortedByCaller(ctx) ? RELEASE : TIMEOUT;
+    if (isShedRejection(error)) return RELEASE;
+    return this.handle === undefined || judge(this.handle, error) ? FAILURE : SUCCESS;
+  }
+}
+
+// context.ts's hardAborted/cancelledByCaller read `ctx.signal` when a Context
+// has no scope, which makes an AbortController per call (~µs); these do not.
+
+/** True when the call's scope has aborted in a way callers stop waiting for (caller, or an aggressive deadline). */
+function abortedHard(ctx: ExecutionContext): boolean {
+  if (ctx instanceof Context) {
+    const scope = ctx.scope;
+    return scope !== undefined && scope.aborted && !scope.cooperative;
+  }
+  return ctx.signal.aborted;
+}
+
+/** True when the abort came from the caller's own signal, not a deadline. */
+function abortedByCaller(ctx: ExecutionContext): boolean {
+  if (ctx instanceof Context) return ctx.scope !== undefined && ctx.scope.byCaller;
+  return !isTimeoutError(ctx.signal.reason);
+}

@@ -1,0 +1,182 @@
+import { isObservable, merge, skip, type Observable, type Subscription } from 'rxjs';
+import { systemClock } from '../clock.js';
+import { executeWith, runNext } from '../context.js';
+import { ConfigError, isConfigError, type ConfigIssue } from '../errors.js';
+import { EventSource, type PolicyEvent } from '../events.js';
+import { toConfigIssues } from '../options.js';
+import { Pipeline } from '../pipe.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../policy.js';
+import { buildEntry, reconfigureEntry, type EntryConfig } from './entries.js';
+import { Resolver, type BuildEnv, type Handlers } from './resolve.js';
+import { PipelineConfigSchema } from './schema.js';
+import type { ConfigAnswer } from './types.js';
+
+interface Parsed {
+  readonly name: string | undefined;
+  readonly entries: readonly EntryConfig[];
+  readonly paths: readonly string[];
+}
+
+function parse(config: unknown): Parsed {
+  const r = PipelineConfigSchema.safeParse(config);
+  if (!r.success) throw new ConfigError('config', toConfigIssues(r.error));
+  return { name: r.data.name, entries: r.data.policies, paths: r.data.policies.map((_, i) => `policies[${i}]`) };
+}
+
+function build(parsed: Parsed, handlers: Handlers, env: BuildEnv): Policy<unknown>[] {
+  const resolver = new Resolver(handlers, env);
+  const policies: Policy<unknown>[] = [];
+  const issues: ConfigIssue[] = [];
+  parsed.entries.forEach((entry, i) => {
+    const path = parsed.paths[i]!;
+    try {
+      policies.push(buildEntry(entry, resolver, path));
+    } catch (error) {
+      if (!isConfigError(error)) throw error;
+      for (const issue of error.issues) issues.push({ path: issue.path ? `${path}.${issue.path}` : path, message: issue.message });
+    }
+  });
+  issues.push(...resolver.issues);
+  if (issues.length > 0) throw new ConfigError('config', issues);
+  return policies;
+}
+
+const structureOf = (p: Parsed): string => p.entries.map((e) => e.type).join(' → ');
+
+/**
+ * A pipeline built from data. Given an Observable of configs it follows it:
+ * each new config that keeps the structure (the same policies in the same
+ * order) changes options in place, keeping windows and breaker state; one
+ * that is invalid or changes the structure is refused with a
+ * `configRejected` event, and the last good config stays in force.
+ *
+ * @typeParam T - the union of the answers of the handlers the config names.
+ */
+export class ConfigPipeline<T> implements Policy<T> {
+  declare readonly [ANSWER]?: () => T;
+  readonly name: string;
+  readonly events$: Observable<PolicyEvent>;
+  /** The policies, innermost first. */
+  readonly pipeline: Pipeline<T>;
+  private readonly configEvents = new EventSource();
+  private current: Parsed;
+  private version = 1;
+  private sub: Subscription | undefined;
+
+  /** @internal use {@link fromConfig}. */
+  constructor(
+    parsed: Parsed,
+    private readonly handlers: Handlers,
+    private readonly env: BuildEnv,
+  ) {
+    this.current = parsed;
+    this.name = parsed.name ?? 'config';
+    this.pipeline = new Pipeline<T>(build(parsed, handlers, env), { name: this.name, clock: env.clock ?? systemClock });
+    this.events$ = merge(this.pipeline.events$, this.configEvents.events$);
+  }
+
+  /** The config in force, as validated. */
+  get config(): readonly EntryConfig[] {
+    return this.current.entries;
+  }
+
+  /** @internal follows `source` from now on; its first config is the one this pipeline was built from. */
+  follow(source: Observable<unknown>): void {
+    this.sub = source.pipe(skip(1)).subscribe((config) => this.update(config));
+  }
+
+  /**
+   * Applies `config` in place if it is valid and keeps the structure; returns
+   * whether it was applied (a `configRejected` event says why not).
+   */
+  update(config: unknown): boolean {
+    let parsed: Parsed;
+    try {
+      parsed = parse(config);
+    } catch (error) {
+      this.reject('invalid', isConfigError(error) ? error.issues : [{ path: '', message: String(error) }]);
+      return false;
+    }
+    if (structureOf(parsed) !== structureOf(this.current)) {
+      this.reject('structure', [{ path: 'policies', message: `structure changed from "${structureOf(this.current)}" to "${structureOf(parsed)}"` }]);
+      return false;
+    }
+    // Validate everything (handlers included) before touching any policy: all or nothing.
+    try {
+      build(parsed, this.handlers, this.env);
+    } catch (error) {
+      this.reject('invalid', isConfigError(error) ? error.issues : [{ path: '', message: String(error) }]);
+      return false;
+    }
+    const resolver = new Resolver(this.handlers, this.env);
+    const policies = this.pipeline.policies;
+    let applied = 0;
+    try {
+      for (; applied < parsed.entries.length; applied++) {
+        reconfigureEntry(policies[applied]!, parsed.entries[applied]!, resolver, parsed.paths[applied]!);
+      }
+    } catch (error) {
+      // All or nothing: put back what was already changed (the old entries are known to apply).
+      for (let i = 0; i < applied; i++) reconfigureEntry(policies[i]!, this.current.entries[i]!, resolver, this.current.paths[i]!);
+      const path = parsed.paths[applied]!;
+      const issues = isConfigError(error) ? error.issues.map((x) => ({ path: x.path ? `${path}.${x.path}` : path, message: x.message })) : [{ path, message: String(error) }];
+      this.reject('invalid', issues);
+      return false;
+    }
+    this.current = parsed;
+    this.version++;
+    if (this.configEvents.observed) this.configEvents.emit({ type: 'configApplied', policy: this.name, version: this.version });
+    return true;
+  }
+
+  /** Stops following the config stream. */
+  dispose(): void {
+    this.sub?.unsubscribe();
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
+    return executeWith(this, op, options, this.pipeline.clock);
+  }
+
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
+    return next === undefined ? (this.pipeline[RUN](op, ctx, undefined) as Promise<R | T>) : runNext(op, ctx, { policy: this.pipeline, next });
+  }
+
+  private reject(reason: 'invalid' | 'structure', issues: readonly ConfigIssue[]): void {
+    if (this.configEvents.observed) this.configEvents.emit({ type: 'configRejected', policy: this.name, reason, issues });
+  }
+}
+
+/**
+ * Builds a whole pipeline from data validated by {@link PipelineConfigSchema}.
+ * Functions (fallback handlers, predicates, signal sources) are named in the
+ * config and given in `handlers`; a missing name is a `ConfigError`, and
+ * every problem is listed at once with its path (`policies[1].maxAttempts`).
+ * Given an Observable of configs (which must emit its first one on
+ * subscription, like a `BehaviorSubject`), the pipeline hot-reloads.
+ *
+ * @example
+ * ```ts
+ * const p = fromConfig(
+ *   { policies: [{ type: 'timeout', ms: 300 }, { type: 'retry', maxAttempts: 3 }, { type: 'fallback', handler: 'guest' }] },
+ *   { guest: () => GUEST_USER },
+ * );
+ * ```
+ */
+export function fromConfig<const C, const H extends Handlers = {}>(
+  config: C | Observable<C>,
+  handlers?: H,
+  env: BuildEnv = {},
+): ConfigPipeline<ConfigAnswer<C, H>> {
+  const named: Handlers = handlers ?? {};
+  if (!isObservable(config)) return new ConfigPipeline(parse(config), named, env);
+  let first: { value: unknown } | undefined;
+  const probe = (config as Observable<unknown>).subscribe((c) => (first ??= { value: c }));
+  probe.unsubscribe();
+  if (first === undefined) {
+    throw new ConfigError('config', [{ path: '', message: 'the config stream must emit its first config on subscription (a BehaviorSubject or startWith)' }]);
+  }
+  const pipeline = new ConfigPipeline<ConfigAnswer<C, H>>(parse(first.value), named, env);
+  pipeline.follow(config as Observable<unknown>);
+  return pipeline;
+}

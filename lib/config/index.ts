@@ -1,0 +1,5 @@
+export { fromConfig, ConfigPipeline } from './from-config.js';
+export { PipelineConfigSchema, PoliciesConfigSchema, type PipelineConfig, type PolicyConfig } from './schema.js';
+export { PolicyConfigSchema, entrySchemas, type EntryConfig } from './entries.js';
+export type { Handlers, BuildEnv } from './resolve.js';
+export type { ConfigAnswer, EntryAnswer, StrategyAnswer } from './types.js';

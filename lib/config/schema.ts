@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { nameSchema } from '../options.js';
+import { PolicyConfigSchema } from './entries.js';
+
+/** A pipeline written as its policies, innermost first (like `pipe`). */
+export const PoliciesConfigSchema = z
+  .object({
+    /** The pipeline's name in events. */
+    name: nameSchema.optional(),
+    /** The policies, innermost first. */
+    policies: z.array(PolicyConfigSchema),
+  })
+  .strict();
+
+/**
+ * The whole pipeline as data: `{ name?, policies: [...] }` with each entry a
+ * discriminated union on `type` (the factory's name). Functions are named
+ * and passed to `fromConfig` in `handlers`.
+ *
+ * @example
+ * ```ts
+ * PipelineConfigSchema.parse({ policies: [{ type: 'timeout', ms: 300 }, { type: 'retry', maxAttempts: 3 }] });
+ * ```
+ */
+export const PipelineConfigSchema = PoliciesConfigSchema;
+
+/** A pipeline config as written (defaults optional): what `fromConfig` accepts. */
+export type PipelineConfig = z.input<typeof PipelineConfigSchema>;
+/** One policy entry of a pipeline config, as written. */
+export type PolicyConfig = z.input<typeof PolicyConfigSchema>;

@@ -1,0 +1,9 @@
+/**
+ * breakwater on Redis (`breakwater/redis`): a store for `idempotent` and a
+ * token bucket for `rateLimiter` shared by every process, on an ioredis
+ * client you own. ioredis is an optional peer dependency.
+ * @packageDocumentation
+ */
+export { redisStore, RedisStore, RedisStoreOptionsSchema, type RedisStoreOptions } from './store.js';
+export { redisTokenBucket, RedisTokenBucket, RedisTokenBucketOptionsSchema, type RedisTokenBucketOptions } from './token-bucket.js';
+export { isRedisClient, type RedisClient } from './script.js';

@@ -1,0 +1,3 @@
+export { breakerRegistry, BreakerRegistry, type AnyBreaker } from './registry.js';
+export { keyedBreaker, KeyedBreaker, type KeyOf } from './keyed.js';
+export { BreakerRegistryOptionsSchema, type BreakerRegistryOptions } from './options.js';

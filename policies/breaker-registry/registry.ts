@@ -1,0 +1,169 @@
+import type { Observable } from 'rxjs';
+import type { BreakerPolicy } from '../../lib/breaker.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { ConfigError } from '../../lib/errors.js';
+import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
+import { CircuitBreakerOptionsSchema, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
+import { SreBreakerOptionsSchema, type SreBreakerOptions } from '../sre-breaker/options.js';
+import { SreBreaker } from '../sre-breaker/sre-breaker.js';
+import { BreakerRegistryOptionsSchema, type BreakerRegistryOptions } from './options.js';
+
+/** Any breaker a registry can hold. */
+export type AnyBreaker = SreBreaker | CircuitBreaker;
+
+/**
+ * One breaker per key (seed 002 §2.4, multi-level breakers: per service,
+ * method, host, tenant), made on first use from shared, validated options.
+ * Breakers unused for `idleMs` are dropped lazily when the registry is used
+ * (least recently used first, no timer), so hundreds of thousands of keys
+ * stay cheap: a breaker that saw one call is a few hundred bytes.
+ * All its breakers emit on the registry's `events$` (names `name:key`).
+ *
+ * @example
+ * ```ts
+ * const perMethod = breakerRegistry({ defaults: { strategy: 'errorRatio' } });
+ * await perMethod.get('GET /users').execute(getUsers);
+ * ```
+ */
+export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
+  /** Prefix of the breakers' names. */
+  readonly name: string;
+  /** Milliseconds after which an unused breaker is dropped. */
+  readonly idleMs: number;
+  /** The clock of idle tracking. */
+  readonly clock: Clock;
+  private readonly map = new Map<string, B>();
+  private readonly events = new EventSource();
+  private readonly sre: ReturnType<typeof parseSre> | undefined;
+  private readonly machine: ReturnType<typeof parseMachine> | undefined;
+  private oldest: BreakerPolicy | undefined = undefined;
+  private newest: BreakerPolicy | undefined = undefined;
+
+  constructor(options: BreakerRegistryOptions = {}) {
+    const o = parseOptions(BreakerRegistryOptionsSchema, options, 'breakerRegistry');
+    this.name = o.name;
+    this.idleMs = o.idleMs;
+    this.clock = o.clock ?? systemClock;
+    const defaults = o.defaults ?? {};
+    if ('strategy' in defaults) this.machine = parseMachine({ clock: o.clock, ...defaults });
+    else this.sre = parseSre({ clock: o.clock, random: o.random, ...defaults });
+  }
+
+  /** Events of every breaker of the registry. */
+  get events$(): Observable<PolicyEvent> {
+    return this.events.events$;
+  }
+
+  /** How many breakers the registry holds. */
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** The breaker for `key`, made if there is none; marks it used and drops breakers idle for longer than `idleMs`. */
+  get(key: string): B {
+    const now = this.clock.now();
+    let b = this.map.get(key);
+    if (b === undefined) {
+      b = this.make(key);
+      this.map.set(key, b);
+      this.link(b);
+    } else if (b !== this.newest) {
+      this.unlink(b);
+      this.link(b);
+    }
+    b.lastUsedAt = now;
+    this.evict(now);
+    return b;
+  }
+
+  /** The breaker for `key` if there is one, without making or touching it. */
+  peek(key: string): B | undefined {
+    return this.map.get(key);
+  }
+
+  /** Drops the breaker for `key`; true if there was one. */
+  delete(key: string): boolean {
+    const b = this.map.get(key);
+    if (b === undefined) return false;
+    this.unlink(b);
+    return this.map.delete(key);
+  }
+
+  /** The keys held, least recently used first. */
+  *keys(): IterableIterator<string> {
+    for (let b = this.oldest; b !== undefined; b = b.newer) yield b.key!;
+  }
+
+  /** Drops every breaker idle for longer than `idleMs` now; returns how many. */
+  prune(): number {
+    const before = this.map.size;
+    this.evict(this.clock.now());
+    return before - this.map.size;
+  }
+
+  private make(key: string): B {
+    const name = `${this.name}:${key}`;
+    const b = (this.sre !== undefined ? new SreBreaker(this.sre, name) : new CircuitBreaker(this.machine!, name)) as B;
+    b.key = key;
+    b.ev = this.events;
+    return b;
+  }
+
+  private evict(now: number): void {
+    let b = this.oldest;
+    while (b !== undefined && now - b.lastUsedAt > this.idleMs) {
+      this.unlink(b);
+      this.map.delete(b.key!);
+      b = this.oldest;
+    }
+  }
+
+  private link(b: BreakerPolicy): void {
+    b.older = this.newest;
+    b.newer = undefined;
+    if (this.newest !== undefined) this.newest.newer = b;
+    else this.oldest = b;
+    this.newest = b;
+  }
+
+  private unlink(b: BreakerPolicy): void {
+    if (b.older !== undefined) b.older.newer = b.newer;
+    else this.oldest = b.newer;
+    if (b.newer !== undefined) b.newer.older = b.older;
+    else this.newest = b.older;
+    b.older = b.newer = undefined;
+  }
+}
+
+function parseSre(input: unknown) {
+  return parseDefaults(SreBreakerOptionsSchema, input);
+}
+
+function parseMachine(input: unknown) {
+  return parseDefaults(CircuitBreakerOptionsSchema, input);
+}
+
+function parseDefaults<S extends typeof SreBreakerOptionsSchema | typeof CircuitBreakerOptionsSchema>(schema: S, input: unknown) {
+  const r = schema.safeParse(input);
+  if (!r.success) throw new ConfigError('breakerRegistry', toConfigIssues(r.error, ['defaults']));
+  return r.data as import('zod').output<S>;
+}
+
+/**
+ * Makes a {@link BreakerRegistry}: SRE breakers by default, state machines
+ * when `defaults` has a `strategy`.
+ *
+ * @example
+ * ```ts
+ * const tenants = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 5 }, idleMs: 600_000 });
+ * const b = tenants.get(tenantId);
+ * ```
+ */
+export function breakerRegistry(options: BreakerRegistryOptions & { defaults: CircuitBreakerOptions }): BreakerRegistry<CircuitBreaker>;
+export function breakerRegistry(options?: BreakerRegistryOptions & { defaults?: SreBreakerOptions }): BreakerRegistry<SreBreaker>;
+export function breakerRegistry(options?: BreakerRegistryOptions): BreakerRegistry;
+export function breakerRegistry(options: BreakerRegistryOptions = {}): BreakerRegistry {
+  return new BreakerRegistry(options);
+}

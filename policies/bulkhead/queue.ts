@@ -1,0 +1,133 @@
+import type { AbortListener, Context, Scope } from '../../lib/context.js';
+import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
+import type { BulkheadPolicy } from './bulkhead.js';
+
+/**
+ * A call waiting for a bulkhead slot: a node of the wait queue and a
+ * listener on its call's scope, so an abort takes it out of the queue at
+ * once, in O(1).
+ */
+export class Waiter<R> implements AbortListener, QueueNode {
+  prev: QueueNode | undefined = undefined;
+  next: QueueNode | undefined = undefined;
+  readonly promise: Promise<R>;
+  private resolve!: (value: R | Promise<R>) => void;
+  private reject!: (error: unknown) => void;
+
+  constructor(
+    private readonly owner: BulkheadPolicy,
+    private readonly op: Operation<R>,
+    private readonly ctx: Context,
+    private readonly chain: Chain | undefined,
+    private readonly start: number,
+  ) {
+    this.promise = new Promise<R>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    ctx.scope?.add(this);
+  }
+
+  /** A slot is ours: stop listening and run. */
+  grant(): void {
+    this.ctx.scope?.remove(this);
+    this.resolve(this.owner.run(this.op, this.ctx, this.chain, this.start));
+  }
+
+  onAbort(scope: Scope): void {
+    if (scope.cooperative) {
+      // a cooperative deadline asks the operation to stop; nobody stops waiting for the slot
+      scope.add(this);
+      return;
+    }
+    this.owner.dequeue(this, scope.reason, this.start);
+    this.reject(scope.reason);
+  }
+}
+
+/** A node of a {@link WaitQueue}. */
+export interface QueueNode {
+  prev: QueueNode | undefined;
+  next: QueueNode | undefined;
+  /** Its turn has come. */
+  grant(): void;
+}
+
+/** A FIFO of waiters, doubly linked so that a cancelled one leaves in O(1). */
+export class WaitQueue {
+  size = 0;
+  private head: QueueNode | undefined = undefined;
+  private tail: QueueNode | undefined = undefined;
+
+  push(w: QueueNode): void {
+    w.prev = this.tail;
+    if (this.tail === undefined) this.head = w;
+    else this.tail.next = w;
+    this.tail = w;
+    this.size++;
+  }
+
+  shift(): QueueNode | undefined {
+    const w = this.head;
+    if (w !== undefined) this.remove(w);
+    return w;
+  }
+
+  remove(w: QueueNode): void {
+    if (w.prev !== undefined) w.prev.next = w.next;
+    else if (this.head === w) this.head = w.next;
+    else return; // not queued
+    if (w.next !== undefined) w.next.prev = w.prev;
+    else this.tail = w.prev;
+    w.prev = w.next = undefined;
+    this.size--;
+  }
+}
+
+/**
+ * The slot of one running call. It counts the chain and every call of the
+ * operation still in flight, and frees the slot when all have settled.
+ */
+export class Slot<R> {
+  private pending = 1;
+
+  constructor(
+    private readonly owner: BulkheadPolicy,
+    private readonly inner: Operation<R>,
+    private readonly start: number,
+  ) {}
+
+  /** The operation as the inner chain sees it: counted while it runs. */
+  readonly op = (ctx: ExecutionContext): R | PromiseLike<R> => {
+    if (this.pending === 0) return this.inner(ctx);
+    this.pending++;
+    let value: R | PromiseLike<R>;
+    try {
+      value = this.inner(ctx);
+    } catch (error) {
+      this.done();
+      throw error;
+    }
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function') || typeof (value as PromiseLike<R>).then !== 'function') {
+      this.done();
+      return value;
+    }
+    const p = Promise.resolve(value);
+    p.then(this.done, this.done);
+    return p;
+  };
+
+  readonly ok = (): void => {
+    this.owner.settled(this.start, false, undefined);
+    this.done();
+  };
+
+  readonly err = (error: unknown): void => {
+    this.owner.settled(this.start, true, error);
+    this.done();
+  };
+
+  private readonly done = (): void => {
+    if (--this.pending === 0) this.owner.release();
+  };
+}

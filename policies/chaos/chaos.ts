@@ -1,0 +1,157 @@
+import type { Observable } from 'rxjs';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { executeWith, runNext, toContext } from '../../lib/context.js';
+import { EventSource, type InjectedEvent, type PolicyEvent } from '../../lib/events.js';
+import { parseOptions } from '../../lib/options.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { sleep } from '../retry/retry.js';
+import { ChaosOptionsSchema, type ChaosOptions, type ChaosResult } from './options.js';
+
+/**
+ * Fault injection for your own resilience tests (Polly's Simmy): on a share
+ * `injectionRate` of calls, adds latency, throws a fault, or answers a
+ * substitute result without running the operation. One random draw per call
+ * decides; an injected call gets the latency first (if any), then the fault or
+ * the result (if any). Switch it at run time with `enable()` / `disable()` or
+ * an `enabled(ctx)` function; a disabled policy draws nothing.
+ *
+ * @typeParam T - the substitute result's type.
+ * @example
+ * ```ts
+ * const monkey = chaos({ latency: 2_000, injectionRate: 0.1, enabled: () => process.env.CHAOS === '1' });
+ * const p = policy().use(monkey).timeout(500).retry();
+ * ```
+ */
+export class ChaosPolicy<T = never> implements Policy<T> {
+  declare readonly [ANSWER]?: () => T;
+  readonly name: string;
+  /** Share of calls injected. */
+  readonly injectionRate: number;
+  readonly events$: Observable<PolicyEvent>;
+  private readonly events = new EventSource();
+  private readonly fault: unknown;
+  private readonly latency: number | ((ctx: ExecutionContext) => number) | undefined;
+  private readonly result: ChaosResult<T> | undefined;
+  private readonly when: ((ctx: ExecutionContext) => boolean) | undefined;
+  private on: boolean;
+  private readonly random: () => number;
+  private readonly clock: Clock;
+
+  constructor(options: ChaosOptions<T>) {
+    const o = parseOptions(ChaosOptionsSchema, options, 'chaos');
+    this.name = o.name;
+    this.injectionRate = o.injectionRate;
+    this.fault = o.fault;
+    this.latency = o.latency;
+    this.result = o.result as ChaosResult<T> | undefined;
+    this.on = typeof o.enabled === 'boolean' ? o.enabled : true;
+    this.when = typeof o.enabled === 'function' ? o.enabled : undefined;
+    this.random = o.random ?? Math.random;
+    this.clock = o.clock ?? systemClock;
+    this.events$ = this.events.events$;
+  }
+
+  /** Turns injection on from the next call (an `enabled(ctx)` function is still asked). */
+  enable(): void {
+    this.on = true;
+  }
+
+  /** Turns injection off from the next call. */
+  disable(): void {
+    this.on = false;
+  }
+
+  /** True while switched on (an `enabled(ctx)` function may still say no per call). */
+  get enabled(): boolean {
+    return this.on;
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
+    if (!this.injects(ctx)) {
+      if (!this.events.observed) return runNext(op, ctx, next);
+      return this.observe(runNext(op, ctx, next), this.clock.now());
+    }
+    return this.observe(this.inject(op, ctx, next), this.events.observed ? this.clock.now() : 0);
+  }
+
+  private injects(ctx: ExecutionContext): boolean {
+    if (!this.on || this.injectionRate === 0) return false;
+    if (this.when !== undefined) {
+      try {
+        if (!this.when(ctx)) return false;
+      } catch {
+        return false;
+      }
+    }
+    return this.random() < this.injectionRate;
+  }
+
+  private async inject<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
+    if (this.latency !== undefined) {
+      const ms = this.latencyFor(ctx);
+      this.emit('latency', ms);
+      await sleep(this.clock, ms, toContext(ctx).scope);
+    }
+    if (this.fault !== undefined) {
+      this.emit('fault');
+      throw typeof this.fault === 'function' ? (this.fault as (ctx: ExecutionContext) => unknown)(ctx) : this.fault;
+    }
+    if (this.result !== undefined) {
+      this.emit('result');
+      return this.result(ctx);
+    }
+    return runNext(op, ctx, next);
+  }
+
+  private latencyFor(ctx: ExecutionContext): number {
+    if (typeof this.latency === 'number') return this.latency;
+    let ms: number;
+    try {
+      ms = this.latency!(ctx);
+    } catch {
+      return 0;
+    }
+    return typeof ms === 'number' && ms > 0 ? ms : 0;
+  }
+
+  private emit(kind: InjectedEvent['kind'], delayMs?: number): void {
+    if (this.events.observed) this.events.emit({ type: 'injected', policy: this.name, kind, delayMs });
+  }
+
+  private observe<V>(p: Promise<V>, start: number): Promise<V> {
+    if (!this.events.observed) return p;
+    return p.then(
+      (value) => {
+        this.outcome(start, false, undefined);
+        return value;
+      },
+      (error: unknown) => {
+        this.outcome(start, true, error);
+        throw error;
+      },
+    );
+  }
+
+  private outcome(start: number, failed: boolean, error: unknown): void {
+    const result = failed ? 'failure' : 'success';
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  }
+}
+
+/**
+ * Makes a {@link ChaosPolicy}. `T` is the substitute result's type:
+ * `chaos({ result: () => 'x' as const })` widens a pipeline's result by `'x'`.
+ * Defaults: injection rate 0.001, enabled, `Math.random`.
+ *
+ * @example
+ * ```ts
+ * const p = pipe(chaos({ fault: () => new Error('boom'), injectionRate: 0.2, random: seededRandom(7) }), retry());
+ * ```
+ */
+export function chaos<T = never>(options: ChaosOptions<T>): ChaosPolicy<T> {
+  return new ChaosPolicy<T>(options);
+}

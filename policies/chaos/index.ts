@@ -1,0 +1,2 @@
+export { chaos, ChaosPolicy } from './chaos.js';
+export { ChaosOptionsSchema, type ChaosOptions, type ChaosResult, type ChaosFault } from './options.js';

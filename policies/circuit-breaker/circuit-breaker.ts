@@ -1,0 +1,219 @@
+import { BreakerPolicy, SUCCESS, TIMEOUT, type Verdict } from '../../lib/breaker.js';
+import { systemClock } from '../../lib/clock.js';
+import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
+import type { BreakerState, StateChangeReason } from '../../lib/events.js';
+import { parseOptions } from '../../lib/options.js';
+import { leapArrayOrigin, RollingWindow } from '../../lib/window.js';
+import {
+  CircuitBreakerOptionsSchema,
+  type CircuitBreakerOptions,
+  type CircuitBreakerStats,
+  type ResolvedCircuitBreakerOptions,
+} from './options.js';
+import { tripFigure } from './strategies.js';
+
+/**
+ * The three-state breaker of Sentinel and gobreaker: closed (counting in a
+ * leap-array window), open (shedding until `openMs` has passed), half-open
+ * (at most `probes` probes at once; `probes` successes close it, one failure
+ * reopens it). Every transition starts a new generation: an outcome that
+ * arrives after one is discarded. No timer: time is looked at only when a
+ * call asks or settles. Behaviour: breakers.md, part B.
+ *
+ * @example
+ * ```ts
+ * const b = circuitBreaker({ strategy: 'errorRatio', threshold: 0.5, minRequests: 20 });
+ * b.state$.subscribe((s) => log.info('breaker', s));
+ * ```
+ */
+export class CircuitBreaker extends BreakerPolicy<BreakerState> {
+  /** @internal the statistics window (Sentinel alignment: multiples of the bucket length). */
+  readonly window: RollingWindow;
+  private o: ResolvedCircuitBreakerOptions;
+  private slowCallMs: number;
+  private current: BreakerState = 'closed';
+  /** Bumped by every transition; a permit remembers the one it was admitted in. */
+  private generation = 0;
+  private retryAt = 0;
+  /** When half-open began, or when a probe went out with none in flight: the wait `maxHalfOpenMs` bounds. */
+  private halfOpenSince = 0;
+  private inFlight = 0;
+  private probeSuccesses = 0;
+  private consecutiveFailures = 0;
+  private consecutiveSuccesses = 0;
+  /** Outcomes of the last (up to 3) probes, newest in bit 0, 1 = success (dynamicThreshold). */
+  private probeBits = 0;
+  private probeCount = 0;
+
+  /** Takes options already validated by {@link CircuitBreakerOptionsSchema}; use {@link circuitBreaker}. */
+  constructor(o: ResolvedCircuitBreakerOptions, name = o.name) {
+    const clock = o.clock ?? systemClock;
+    super(name, clock, o.handle, o.handleResult);
+    this.o = o;
+    const bucketMs = o.windowMs / o.buckets;
+    this.window = new RollingWindow(o.buckets, bucketMs, leapArrayOrigin(clock.now(), bucketMs));
+    this.timed = o.strategy === 'slowCallRatio';
+    this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
+  }
+
+  get state(): BreakerState {
+    return this.current;
+  }
+
+  /**
+   * Changes thresholds and timings in place (hot reload): the window's counts,
+   * the state and the streaks survive, and the next call sees the new options.
+   * `strategy`, `windowMs` and `buckets` shape the window and cannot change
+   * in place; asking to is a `ConfigError`, and nothing changes.
+   */
+  reconfigure(options: Omit<CircuitBreakerOptions, 'clock' | 'name'>): void {
+    const o = parseOptions(CircuitBreakerOptionsSchema, { ...options, name: this.name }, this.name);
+    const fixed = (['strategy', 'windowMs', 'buckets'] as const).filter((k) => o[k] !== this.o[k]);
+    if (fixed.length > 0) throw new ConfigError(this.name, fixed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
+    this.o = { ...o, clock: this.o.clock };
+    this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
+    this.setJudges(o.handle, o.handleResult);
+  }
+
+  /** The current window's counts and the current streaks. */
+  stats(): CircuitBreakerStats {
+    const w = this.window;
+    w.read(this.clock.now());
+    return {
+      total: w.v0,
+      failures: w.v1,
+      slow: w.v2,
+      consecutiveFailures: this.consecutiveFailures,
+      consecutiveSuccesses: this.consecutiveSuccesses,
+    };
+  }
+
+  protected admit(start: number): number {
+    if (this.current === 'closed') return this.generation;
+    const now = start === start ? start : this.clock.now();
+    if (this.current === 'open') {
+      if (this.isolations > 0) this.shed(new BrokenCircuitError(this.name), undefined);
+      if (now < this.retryAt) this.shed(new BrokenCircuitError(this.name, this.retryAt - now), undefined);
+      this.toHalfOpen(now);
+      return this.generation;
+    }
+    if (this.halfOpenExpired(now)) this.shed(new BrokenCircuitError(this.name, this.o.openMs), undefined);
+    if (this.inFlight >= this.o.probes) this.shed(new BrokenCircuitError(this.name), undefined);
+    if (this.inFlight++ === 0) this.halfOpenSince = now; // a new wait for answers starts
+    return this.generation;
+  }
+
+  protected record(token: number, start: number, now: number, verdict: Verdict): void {
+    if (this.current === 'half-open') this.halfOpenExpired(now);
+    // gobreaker's generations: an outcome from before a transition changes nothing.
+    if (token !== this.generation) return;
+    const failed = verdict !== SUCCESS;
+    const slow = this.timed && (verdict === TIMEOUT || now - start > this.slowCallMs);
+    if (this.current === 'closed') {
+      const w = this.window;
+      w.add(now, 1, failed ? 1 : 0, slow ? 1 : 0);
+      if (failed) {
+        this.consecutiveFailures++;
+        this.consecutiveSuccesses = 0;
+      } else {
+        this.consecutiveSuccesses++;
+        this.consecutiveFailures = 0;
+      }
+      const psr = this.o.strategy === 'dynamicThreshold' ? this.probeSuccessRate() : 1;
+      const figure = tripFigure(this.o, w.s0, w.s1, w.s2, this.consecutiveFailures, psr, this);
+      if (figure === figure) this.toOpen(now, 'threshold', figure);
+      return;
+    }
+    // Half-open: the only other state that admits calls.
+    this.inFlight--;
+    const probeFailed = failed || slow;
+    this.probeBits = ((this.probeBits << 1) | (probeFailed ? 0 : 1)) & 7;
+    if (this.probeCount < 3) this.probeCount++;
+    if (probeFailed) this.toOpen(now, 'probeFailed', undefined);
+    else if (++this.probeSuccesses >= this.o.probes) this.toClosed('probesSucceeded', this.probeSuccesses);
+  }
+
+  protected release(token: number): void {
+    if (this.current !== 'half-open') return;
+    if (this.halfOpenExpired(this.clock.now())) return;
+    if (token === this.generation) this.inFlight--;
+  }
+
+  protected onIsolate(): void {
+    const from = this.current;
+    this.enter('open');
+    this.retryAt = Infinity;
+    this.transition(from, 'open', 'isolated', undefined);
+  }
+
+  protected onReset(): void {
+    this.probeBits = this.probeCount = 0;
+    this.toClosed('reset', undefined);
+  }
+
+  /** Success rate of the last (up to) 3 probes; 1 when there were none (seed 002 §2.2). */
+  private probeSuccessRate(): number {
+    if (this.probeCount === 0) return 1;
+    let ok = 0;
+    for (let i = 0; i < this.probeCount; i++) ok += (this.probeBits >> i) & 1;
+    return ok / this.probeCount;
+  }
+
+  /**
+   * resilience4j's maxWaitDurationInHalfOpenState, checked lazily: reopens when
+   * half-open has waited longer than `maxHalfOpenMs` with probes unanswered.
+   * (With none in flight nothing hangs: the next call is simply a probe, and
+   * the wait starts again.)
+   */
+  private halfOpenExpired(now: number): boolean {
+    if (this.inFlight === 0 || now - this.halfOpenSince <= this.o.maxHalfOpenMs) return false;
+    this.toOpen(now, 'halfOpenTimeout', now - this.halfOpenSince);
+    return true;
+  }
+
+  private enter(state: BreakerState): void {
+    this.current = state;
+    this.generation++;
+    this.inFlight = 0;
+    this.probeSuccesses = 0;
+    this.consecutiveFailures = 0;
+    this.consecutiveSuccesses = 0;
+  }
+
+  private toOpen(now: number, reason: StateChangeReason, figure: number | undefined): void {
+    const from = this.current;
+    this.enter('open');
+    this.retryAt = now + this.o.openMs;
+    this.transition(from, 'open', reason, figure);
+  }
+
+  private toHalfOpen(now: number): void {
+    this.enter('half-open');
+    this.halfOpenSince = now;
+    this.inFlight = 1; // the call that found the breaker ready is the first probe
+    this.transition('open', 'half-open', 'retryTimeout', undefined);
+  }
+
+  private toClosed(reason: StateChangeReason, figure: number | undefined): void {
+    const from = this.current;
+    this.enter('closed');
+    this.window.clear();
+    this.transition(from, 'closed', reason, figure);
+  }
+}
+
+/**
+ * Makes a {@link CircuitBreaker}, the closed/open/half-open state machine
+ * (Sentinel, gobreaker), with one of six strategies. Defaults: 10 s window in
+ * 10 buckets, `minRequests` 20, `openMs` 5 000, `probes` 1, `maxHalfOpenMs`
+ * 60 000, `threshold` 0.5 for ratios and 5 for counts, `slowCallMs` 1 000.
+ *
+ * @example
+ * ```ts
+ * const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 5, openMs: 10_000 });
+ * const slow = circuitBreaker({ strategy: 'slowCallRatio', slowCallMs: 500, threshold: 0.3 });
+ * ```
+ */
+export function circuitBreaker(options: CircuitBreakerOptions): CircuitBreaker {
+  return new CircuitBreaker(parseOptions(CircuitBreakerOptionsSchema, options, 'circuitBreaker'));
+}

@@ -1,0 +1,103 @@
+import type { Observable } from 'rxjs';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { executeWith, runNext } from '../../lib/context.js';
+import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { parseOptions } from '../../lib/options.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { DecisionTree } from './decision-tree.js';
+import { DegradeOptionsSchema, type DegradeHandler, type DegradeInfo, type DegradeOptions, type DegradePredicate } from './options.js';
+import { processCpu, RollingCounter, toSignal, type Signal } from './signals.js';
+
+/**
+ * Decides on every call, from live signals, whether to stop calling the real
+ * thing and answer from `to` instead (seed 002 §3.3). The decision is the
+ * seed's decision tree over request rate, CPU and downstream health, or any
+ * predicate; thresholds may change while running without losing the rate
+ * window.
+ *
+ * @typeParam T - the `to` handler's answer type.
+ */
+export class DegradePolicy<T> implements Policy<T> {
+  declare readonly [ANSWER]?: () => T;
+  readonly name: string;
+  readonly events$: Observable<PolicyEvent>;
+  /** The clock of the rate window. */
+  readonly clock: Clock;
+  private readonly events = new EventSource();
+  private readonly when: DecisionTree | DegradePredicate;
+  private readonly to: DegradeHandler<T>;
+  private readonly rate: RollingCounter;
+  private readonly signals: [string, Signal][];
+  private readonly qps: Signal | undefined;
+  private readonly cpu: Signal;
+  private readonly health: Signal;
+
+  constructor(options: DegradeOptions<T>) {
+    const o = parseOptions(DegradeOptionsSchema, options, 'degrade');
+    this.name = o.name;
+    this.clock = o.clock ?? systemClock;
+    this.when = o.when;
+    this.to = o.to as DegradeHandler<T>;
+    this.rate = new RollingCounter(o.rateWindowMs, 10);
+    const { qps, cpu, health, ...rest } = o.signals;
+    this.qps = qps === undefined ? undefined : toSignal(qps);
+    this.cpu = cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(cpu);
+    this.health = health === undefined ? toSignal(1) : toSignal(health, 1);
+    this.signals = Object.entries(rest).map(([k, v]) => [k, toSignal(v)]);
+    this.events$ = this.events.events$;
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  /** The decision in force: a {@link DecisionTree} (whose thresholds can change) or a predicate. */
+  get decision(): DecisionTree | DegradePredicate {
+    return this.when;
+  }
+
+  /** Every signal's current value, as the next decision would see it. */
+  readSignals(now = this.clock.now()): Record<string, number> {
+    const values: Record<string, number> = {
+      qps: this.qps !== undefined ? this.qps.value() : this.rate.totals(now).count / (this.rate.windowMs / 1_000),
+      cpu: this.cpu.value(),
+      health: this.health.value(),
+    };
+    for (const [k, s] of this.signals) values[k] = s.value();
+    return values;
+  }
+
+  async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
+    const now = this.clock.now();
+    this.rate.add(now);
+    const signals = this.readSignals(now);
+    let action: string | undefined;
+    if (this.when instanceof DecisionTree) {
+      const d = this.when.decide({ qps: signals.qps!, cpu: signals.cpu!, healthyRatio: signals.health! });
+      if (d.degrade) action = d.action;
+    } else if (this.when(signals)) action = 'custom';
+    if (action === undefined) return runNext(op, ctx, next);
+    const info: DegradeInfo = { action, signals };
+    if (this.events.observed) this.events.emit({ type: 'degraded', policy: this.name, action, signals });
+    const answer = await this.to(info, ctx);
+    if (this.events.observed) this.events.emit({ type: 'outcome', policy: this.name, result: 'fallback', durationMs: this.clock.now() - now });
+    return answer;
+  }
+
+  /** Stops following Observable signals. */
+  dispose(): void {
+    for (const s of [this.qps, this.cpu, this.health, ...this.signals.map(([, v]) => v)]) s?.dispose();
+  }
+}
+
+/**
+ * Makes a {@link DegradePolicy}.
+ *
+ * @example
+ * ```ts
+ * const p = policy().use(degrade({ when: decisionTree({ qpsHigh: 800, qpsMid: 300 }), to: () => CACHED_PAGE }));
+ * ```
+ */
+export function degrade<F>(options: DegradeOptions<F>): DegradePolicy<F> {
+  return new DegradePolicy<F>(options);
+}

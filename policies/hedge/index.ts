@@ -1,0 +1,2 @@
+export { hedge, HedgePolicy } from './hedge.js';
+export { HedgeOptionsSchema, type HedgeOptions, type HedgeDelay } from './options.js';

@@ -1,0 +1,145 @@
+import { Context, Scope, type AbortListener } from '../../lib/context.js';
+import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
+import type { IdempotentPolicy } from './idempotent.js';
+
+/**
+ * One run of a key in this process (single-flight): every concurrent caller
+ * of the key joins it and gets its outcome. Its scope aborts only when every
+ * joined caller has left; a caller's own abort rejects that caller alone.
+ */
+export class Flight<R> {
+  /** Callers waiting on this run. */
+  callers = 0;
+  /** Aborted only when every caller has left. */
+  readonly scope = new Scope(undefined, undefined, Infinity, undefined, '', false);
+  /** The context the shared run sees: no deadline of its own (each caller has its own), the first caller's attempt and meta. */
+  readonly ctx: Context;
+  /** The shared outcome. */
+  readonly promise: Promise<R>;
+  /** The operation as the shared run calls it, counted while it runs. */
+  readonly op: Operation<R>;
+  /** Whether the last call of the operation fulfilled, and with what: an abandoned run's result is still stored. */
+  lastOk = false;
+  lastValue: R | undefined = undefined;
+  private running = 0;
+  private idleWaiter: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly owner: IdempotentPolicy,
+    readonly key: string,
+    private readonly inner: Operation<R>,
+    first: Context,
+    next: Chain | undefined,
+  ) {
+    this.ctx = new Context(first.clock, this.scope, undefined, first.attempt, key, first.meta);
+    this.op = (ctx) => this.call(ctx);
+    this.promise = owner.runFlight(this, next);
+    this.promise.then(this.settled, this.settled);
+  }
+
+  /** Adds a caller; its promise settles with the run, or at once when the caller's own scope aborts. */
+  join(c: Context, start: number): Promise<R> {
+    this.callers++;
+    return new Joiner(this, c, start).promise;
+  }
+
+  /** @internal @hidden a caller gave up on the run. */
+  leave(scope: Scope): void {
+    if (--this.callers > 0) return;
+    this.owner.forget(this as Flight<unknown>);
+    this.scope.abort(scope.reason, scope.byCaller, false);
+  }
+
+  /** Resolves once no call of the operation is still running (an abandoned one included). */
+  idle(): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.idleWaiter = resolve));
+  }
+
+  private call(ctx: ExecutionContext): R | PromiseLike<R> {
+    this.lastOk = false;
+    const value = this.inner(ctx);
+    if (value === null || typeof value !== 'object' || typeof (value as PromiseLike<R>).then !== 'function') {
+      this.opOk(value as R);
+      return value;
+    }
+    this.running++;
+    const p = Promise.resolve(value);
+    p.then(this.opFulfilled, this.opRejected);
+    return p;
+  }
+
+  private opOk(value: R): void {
+    this.lastOk = true;
+    this.lastValue = value;
+  }
+
+  private readonly opFulfilled = (value: unknown): void => {
+    this.opOk(value as R);
+    this.opSettled();
+  };
+
+  private readonly opRejected = (): void => {
+    this.lastOk = false;
+    this.opSettled();
+  };
+
+  private opSettled(): void {
+    if (--this.running === 0 && this.idleWaiter !== undefined) {
+      this.idleWaiter();
+      this.idleWaiter = undefined;
+    }
+  }
+
+  private readonly settled = (): void => {
+    this.owner.forget(this as Flight<unknown>);
+  };
+}
+
+class Joiner<R> implements AbortListener {
+  readonly promise: Promise<R>;
+  private resolve!: (v: R) => void;
+  private reject!: (e: unknown) => void;
+  private done = false;
+
+  constructor(
+    private readonly flight: Flight<R>,
+    private readonly c: Context,
+    private readonly start: number,
+  ) {
+    this.promise = new Promise<R>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    c.scope?.add(this);
+    flight.promise.then(this.ok, this.err);
+  }
+
+  onAbort(scope: Scope): void {
+    if (scope.cooperative) {
+      scope.add(this);
+      return;
+    }
+    if (this.done) return;
+    this.done = true;
+    this.flight.owner.outcome(this.start, true, scope.reason);
+    this.reject(scope.reason);
+    this.flight.leave(scope);
+  }
+
+  private readonly ok = (value: R): void => {
+    if (this.done) return;
+    this.done = true;
+    this.c.scope?.remove(this);
+    this.flight.owner.outcome(this.start, false);
+    this.resolve(value);
+  };
+
+  private readonly err = (error: unknown): void => {
+    if (this.done) return;
+    this.done = true;
+    this.c.scope?.remove(this);
+    this.flight.owner.outcome(this.start, true, error);
+    this.reject(error);
+  };
+}

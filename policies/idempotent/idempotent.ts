@@ -1,0 +1,207 @@
+import type { Observable } from 'rxjs';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { executeWith, runNext, toContext } from '../../lib/context.js';
+import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, isShedRejection, isTimeoutError } from '../../lib/errors.js';
+import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { judge } from '../../lib/judge.js';
+import { parseOptions } from '../../lib/options.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { sleep } from '../retry/retry.js';
+import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
+import { Flight } from './flight.js';
+import { memoryStore } from './memory-store.js';
+import { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
+import type { ClaimResult, IdempotencyStore } from './store.js';
+import { LeaseRenewer } from './renewer.js';
+import { boundedStoreCall } from './store-call.js';
+
+/**
+ * Runs an operation at most once per key (seed 002 §4.4, done properly).
+ * Concurrent callers of a key in this process share one run (single-flight);
+ * across processes the store arbitrates: a claim is atomic and carries a
+ * fencing token, a stored result is served without running the operation,
+ * another process's live claim is waited on (or rejected), a dead claimant's
+ * lease expires and is taken over once. Failures are never stored: the
+ * callers of a failed run get its error and the next caller runs again.
+ *
+ * @example
+ * ```ts
+ * const charge = idempotent({ store: redisStore(redis, { prefix: 'charge:' }), leaseMs: 10_000 });
+ * const receipt = await charge.execute((ctx) => psp.charge(order, { signal: ctx.signal }), { key: `order:${order.id}` });
+ * ```
+ */
+export class IdempotentPolicy implements Policy<never> {
+  declare readonly [ANSWER]?: () => never;
+  readonly name: string;
+  /** Where records live. */
+  readonly store: IdempotencyStore;
+  readonly events$: Observable<PolicyEvent>;
+  private readonly events = new EventSource();
+  private readonly flights = new Map<string, Flight<unknown>>();
+  private readonly clock: Clock;
+  private readonly keyOf: ((ctx: ExecutionContext) => string | undefined) | undefined;
+  private readonly codec: IdempotencyCodec;
+  private readonly handleResult: ((result: unknown) => boolean) | undefined;
+  private readonly o: ReturnType<typeof parseIdempotentOptions>;
+
+  constructor(options: IdempotentOptions = {}) {
+    const o = parseIdempotentOptions(options);
+    this.o = o;
+    this.name = o.name;
+    this.clock = o.clock ?? systemClock;
+    this.store = o.store ?? memoryStore({ clock: this.clock });
+    if (o.renewLease && typeof this.store.extend !== 'function') {
+      throw new ConfigError('idempotent', [{ path: 'renewLease', message: 'the store has no extend(key, token, leaseMs) to renew leases with' }]);
+    }
+    this.keyOf = o.key;
+    this.codec = o.codec ?? jsonIdempotencyCodec;
+    this.handleResult = o.handleResult;
+    this.events$ = this.events.events$;
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+    const c = toContext(ctx);
+    const scope = c.scope;
+    if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
+    const start = this.events.observed ? this.clock.now() : 0;
+    let key: string | undefined;
+    try {
+      key = c.key ?? this.keyOf?.(c);
+    } catch (error) {
+      this.outcome(start, true, error);
+      return Promise.reject(error);
+    }
+    if (typeof key !== 'string' || key === '') {
+      const error = new IdempotencyKeyMissingError(this.name);
+      this.outcome(start, true, error);
+      return Promise.reject(error);
+    }
+    let flight = this.flights.get(key) as Flight<R> | undefined;
+    if (flight === undefined) {
+      flight = new Flight<R>(this, key, op, c, next);
+      this.flights.set(key, flight as Flight<unknown>);
+    } else if (this.events.observed) {
+      this.events.emit({ type: 'joined', policy: this.name, key, callers: flight.callers + 1 });
+    }
+    return flight.join(c, start);
+  }
+
+  /** @internal @hidden the shared run of a key: claim, then serve, wait or run. */
+  async runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R> {
+    const { leaseMs, ttlMs } = this.o;
+    for (;;) {
+      let claim: ClaimResult;
+      try {
+        claim = await this.storeCall('claim', () => this.store.claim(f.key, leaseMs, ttlMs));
+      } catch (error) {
+        if (!this.o.failOpen) throw error;
+        return runNext(f.op, f.ctx, next);
+      }
+      if (claim.state === 'success') {
+        if (this.events.observed) this.events.emit({ type: 'served', policy: this.name, key: f.key });
+        return this.codec.decode(claim.value) as R;
+      }
+      if (claim.state === 'claimed') {
+        if (this.events.observed) {
+          this.events.emit({ type: claim.takeover ? 'takeover' : 'claimed', policy: this.name, key: f.key, token: claim.token });
+        }
+        return this.runClaimed(f, next, claim.token);
+      }
+      if (this.o.onInProgress === 'reject') throw new IdempotencyInProgressError(this.name, f.key);
+      await sleep(this.clock, Math.max(1, Math.min(this.o.pollMs, claim.retryInMs)), f.scope);
+    }
+  }
+
+  private async runClaimed<R>(f: Flight<R>, next: Chain | undefined, token: string): Promise<R> {
+    if (!this.o.renewLease) return this.runAndSettle(f, next, token);
+    const { key } = f;
+    const { leaseMs } = this.o;
+    const renewer = new LeaseRenewer(this.clock, leaseMs / 3, () => this.storeCall('extend', () => this.store.extend!(key, token, leaseMs)));
+    try {
+      return await this.runAndSettle(f, next, token);
+    } finally {
+      renewer.stop();
+    }
+  }
+
+  private async runAndSettle<R>(f: Flight<R>, next: Chain | undefined, token: string): Promise<R> {
+    let value: R;
+    try {
+      value = await runNext(f.op, f.ctx, next);
+    } catch (error) {
+      await f.idle();
+      // Every caller left, but the operation ran on and succeeded: its effect
+      // happened, so its result is stored and nobody runs it again. Only when
+      // nothing sits between us and the operation: an inner policy may have
+      // judged that value a failure.
+      if (next !== undefined || !f.scope.aborted || !f.lastOk) {
+        await this.release(f, token);
+        throw error;
+      }
+      value = f.lastValue as R;
+    }
+    if (this.handleResult !== undefined && judge(this.handleResult, value)) {
+      await this.release(f, token);
+      return value;
+    }
+    let text: string;
+    try {
+      text = encodeChecked(this.codec, value, f.key);
+    } catch (error) {
+      await this.release(f, token);
+      throw error;
+    }
+    // The operation has run: its result is the callers' even if the store
+    // misses the write (the claim then lapses after leaseMs).
+    await this.storeCall('complete', () => this.store.complete(f.key, token, text, this.o.ttlMs)).catch(noop);
+    return value;
+  }
+
+  /** Marks the claim failed once no call of the operation still runs, so that it never overlaps a new claimant's run. */
+  private async release(f: Flight<unknown>, token: string): Promise<void> {
+    await f.idle();
+    await this.storeCall('release', () => this.store.release(f.key, token, this.o.ttlMs)).catch(noop);
+  }
+
+  private storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
+    return boundedStoreCall(this.clock, this.o.storeTimeoutMs, this.name, what, call);
+  }
+
+  /** @internal @hidden */
+  forget(f: Flight<unknown>): void {
+    if (this.flights.get(f.key) === f) this.flights.delete(f.key);
+  }
+
+  /** @internal @hidden one caller's outcome. */
+  outcome(start: number, failed: boolean, error?: unknown): void {
+    if (!this.events.observed) return;
+    const result = !failed ? 'success' : isShedRejection(error) ? 'rejected' : isTimeoutError(error) ? 'timeout' : 'failure';
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  }
+}
+
+function noop(): void {}
+
+function parseIdempotentOptions(options: IdempotentOptions) {
+  return parseOptions(IdempotentOptionsSchema, options, 'idempotent');
+}
+
+/**
+ * Makes an {@link IdempotentPolicy}. The key comes from `execute(op, { key })`
+ * or the `key(ctx)` option; a call without one rejects with
+ * `IdempotencyKeyMissingError`. Defaults: a `memoryStore`, results kept 24 h,
+ * 30 s leases, `onInProgress: 'wait'`, JSON codec, 1 s per store call.
+ *
+ * @example
+ * ```ts
+ * const p = policy().timeout(5_000).idempotent({ leaseMs: 10_000 });
+ * await p.execute(() => sendInvoice(id), { key: `invoice:${id}` }); // sent once, however often retried
+ * ```
+ */
+export function idempotent(options: IdempotentOptions = {}): IdempotentPolicy {
+  return new IdempotentPolicy(options);
+}

@@ -1,0 +1,48 @@
+import type { ExecutionContext } from '../../lib/policy.js';
+
+/**
+ * What a rate limiter tells the algorithm it was given to. Distributed
+ * algorithms call `localFallback` when they lose and regain their store.
+ */
+export interface LimiterHost {
+  /** The algorithm started (`true`) or stopped (`false`) limiting locally because its store is unreachable. */
+  localFallback(active: boolean, error?: unknown): void;
+}
+
+/**
+ * A rate-limiting algorithm: `tokenBucket`, `leakyBucket`, `slidingWindow`,
+ * `redisTokenBucket` (from `breakwater/redis`) or your own. One instance holds
+ * one limit's state; give each limiter its own (or share one on purpose).
+ *
+ * @example
+ * ```ts
+ * const everyOther: RateAlgorithm = { kind: 'everyOther', n: 0, acquire() { return this.n++ % 2 === 0 ? 0 : 1; } } as RateAlgorithm;
+ * ```
+ */
+export interface RateAlgorithm {
+  /** Names the algorithm (`'tokenBucket'`, ...). */
+  readonly kind: string;
+  /**
+   * Asks for one permit for the call `ctx`: `0` when admitted (now, or
+   * after a wait the algorithm did), or a positive number of milliseconds
+   * after which a call would be admitted when refused. May answer with a
+   * promise; a rejection is the call's error.
+   */
+  acquire(ctx: ExecutionContext): number | Promise<number>;
+  /** Called once by each limiter the algorithm is given to. */
+  attach?(host: LimiterHost): void;
+}
+
+/** True for a {@link RateAlgorithm}. */
+export function isRateAlgorithm(value: unknown): value is RateAlgorithm {
+  const a = value as RateAlgorithm;
+  return typeof value === 'object' && value !== null && typeof a.kind === 'string' && typeof a.acquire === 'function';
+}
+
+/** Milliseconds to wait, rounded up (ignoring float noise), never below 1: a refusal always asks for some wait. */
+export function retryAfter(ms: number): number {
+  return ms > 1 ? Math.ceil(ms - 1e-6) : 1;
+}
+
+/** Float noise tolerated when comparing token counts (0.1 + 0.2 is not 0.3). */
+export const EPSILON = 1e-9;

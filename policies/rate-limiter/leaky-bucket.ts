@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import type { Clock, TimerHandle } from '../../lib/clock.js';
+import { toContext, type AbortListener, type Scope } from '../../lib/context.js';
+import { parseOptions } from '../../lib/options.js';
+import type { ExecutionContext } from '../../lib/policy.js';
+import { WaitQueue, type QueueNode } from '../bulkhead/queue.js';
+import { retryAfter, type RateAlgorithm } from './algorithm.js';
+import { nonNegativeInt, perSecond } from './numbers.js';
+
+/** Options of {@link leakyBucket}. */
+export const LeakyBucketOptionsSchema = z
+  .object({
+    /** Calls released per second, evenly spaced (one every `1000 / rate` ms). */
+    rate: perSecond,
+    /**
+     * Most calls waiting to be released; the rest are refused with `RateLimitedError`.
+     * @defaultValue `max(1, ceil(rate))` (about a second of waiting)
+     */
+    capacity: nonNegativeInt.optional(),
+  })
+  .strict();
+
+/**
+ * Options of {@link leakyBucket}.
+ * @example
+ * ```ts
+ * leakyBucket({ rate: 10, capacity: 20 });
+ * ```
+ */
+export type LeakyBucketOptions = z.input<typeof LeakyBucketOptionsSchema>;
+
+class Drop implements QueueNode, AbortListener {
+  prev: QueueNode | undefined = undefined;
+  next: QueueNode | undefined = undefined;
+  readonly promise: Promise<number>;
+  private resolve!: (v: number) => void;
+  private reject!: (e: unknown) => void;
+
+  constructor(
+    private readonly owner: LeakyBucket,
+    private readonly scope: Scope | undefined,
+  ) {
+    this.promise = new Promise<number>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    scope?.add(this);
+  }
+
+  grant(): void {
+    this.scope?.remove(this);
+    this.resolve(0);
+  }
+
+  onAbort(scope: Scope): void {
+    if (scope.cooperative) {
+      scope.add(this);
+      return;
+    }
+    this.owner.leave(this);
+    this.reject(scope.reason);
+  }
+}
+
+/**
+ * A leaky bucket as a queue (seed 001's 漏桶): calls leave it one at a time,
+ * every `1000 / rate` ms, however they arrive; up to `capacity` wait, the
+ * rest are refused. A waiting call whose caller aborts leaves at once; a
+ * call that could not be released before its deadline is refused at once.
+ */
+export class LeakyBucket implements RateAlgorithm {
+  readonly kind = 'leakyBucket';
+  readonly rate: number;
+  readonly capacity: number;
+  private readonly interval: number;
+  private readonly queue = new WaitQueue();
+  private nextAt = -Infinity;
+  private timer: TimerHandle = undefined;
+  private clock: Clock | undefined = undefined;
+
+  constructor(options: LeakyBucketOptions) {
+    const o = parseOptions(LeakyBucketOptionsSchema, options, 'leakyBucket');
+    this.rate = o.rate;
+    this.capacity = o.capacity ?? Math.max(1, Math.ceil(o.rate));
+    this.interval = 1000 / o.rate;
+  }
+
+  /** Calls waiting now. */
+  get waiting(): number {
+    return this.queue.size;
+  }
+
+  acquire(ctx: ExecutionContext): number | Promise<number> {
+    const clock = ctx.clock;
+    const now = clock.now();
+    if (this.queue.size === 0 && now >= this.nextAt) {
+      this.nextAt = now + this.interval;
+      return 0;
+    }
+    const headAt = Math.max(this.nextAt, now);
+    if (this.queue.size >= this.capacity) return retryAfter(headAt - now);
+    const at = headAt + this.queue.size * this.interval;
+    if (ctx.deadline !== undefined && at > ctx.deadline) {
+      // it could not leave before its deadline: refuse now rather than time out later
+      return retryAfter(at - now);
+    }
+    const drop = new Drop(this, toContext(ctx).scope);
+    this.queue.push(drop);
+    if (this.timer === undefined) {
+      this.clock = clock;
+      this.timer = clock.setTimeout(this.tick, headAt - now);
+    }
+    return drop.promise;
+  }
+
+  /** @internal @hidden a waiting call was cancelled. */
+  leave(drop: Drop): void {
+    this.queue.remove(drop);
+    if (this.queue.size === 0 && this.timer !== undefined) {
+      this.clock!.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private readonly tick = (): void => {
+    this.timer = undefined;
+    const head = this.queue.shift();
+    if (head === undefined) return;
+    this.nextAt = this.clock!.now() + this.interval;
+    head.grant();
+    if (this.queue.size > 0) this.timer = this.clock!.setTimeout(this.tick, this.interval);
+  };
+}
+
+/**
+ * Makes a {@link LeakyBucket} for {@link rateLimiter}: calls are released at
+ * a fixed `rate` per second, up to `capacity` waiting.
+ *
+ * @example
+ * ```ts
+ * const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 5, capacity: 10 }) });
+ * ```
+ */
+export function leakyBucket(options: LeakyBucketOptions): LeakyBucket {
+  return new LeakyBucket(options);
+}

@@ -1,0 +1,129 @@
+import type { Observable } from 'rxjs';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { executeWith, Guard, runNext, toContext, type Context } from '../../lib/context.js';
+import { isShedRejection, isTimeoutError, RateLimitedError } from '../../lib/errors.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import { parseOptions } from '../../lib/options.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
+import { LeakyBucket } from './leaky-bucket.js';
+import { RateLimiterOptionsSchema, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
+import { SlidingWindow } from './sliding-window.js';
+import { TokenBucket } from './token-bucket.js';
+
+/**
+ * Admits calls at a bounded rate (seed 001's 限流, the first line of
+ * defence): the algorithm decides, a refused call rejects at once with
+ * `RateLimitedError` carrying `retryAfterMs` (which an outer `retry` honours
+ * as its delay). A leaky bucket makes calls wait their turn instead, up to its
+ * capacity; the wait is cancellable.
+ *
+ * @example
+ * ```ts
+ * const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 20 }) });
+ * await limiter.execute(() => callPartnerApi());
+ * ```
+ */
+export class RateLimiterPolicy implements Policy<never>, LimiterHost {
+  declare readonly [ANSWER]?: () => never;
+  readonly name: string;
+  /** The algorithm holding the limit. */
+  readonly algorithm: RateAlgorithm;
+  readonly events$: Observable<PolicyEvent>;
+  private readonly events = new EventSource();
+  private readonly clock: Clock;
+
+  constructor(options: RateLimiterOptions) {
+    const o = parseOptions(RateLimiterOptionsSchema, options, 'rateLimiter');
+    this.name = o.name;
+    this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
+    this.clock = o.clock ?? systemClock;
+    this.events$ = this.events.events$;
+    this.algorithm.attach?.(this);
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+    const c = toContext(ctx);
+    const scope = c.scope;
+    if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
+    const start = this.events.observed ? this.clock.now() : 0;
+    let verdict: number | Promise<number>;
+    try {
+      verdict = this.algorithm.acquire(c);
+    } catch (error) {
+      verdict = Promise.reject(error);
+    }
+    if (typeof verdict === 'number') return verdict === 0 ? this.run(op, c, next, start) : this.refuse(verdict, start);
+    const waited = scope === undefined ? verdict : new Guard<number>(scope, false).watch(verdict);
+    return waited.then(
+      (n) => (n === 0 ? this.run(op, c, next, start) : this.refuse(n, start)),
+      (error: unknown) => {
+        if (this.events.observed) this.report(isTimeoutError(error) ? 'timeout' : 'failure', start, error);
+        throw error;
+      },
+    );
+  }
+
+  /** @internal @hidden */
+  localFallback(active: boolean, error?: unknown): void {
+    if (this.events.observed) this.events.emit({ type: 'localFallback', policy: this.name, active, error });
+  }
+
+  private run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
+    const p = runNext(op, c, next);
+    if (!this.events.observed) return p;
+    return p.then(
+      (value) => {
+        this.report('success', start);
+        return value;
+      },
+      (error: unknown) => {
+        this.report(isShedRejection(error) ? 'rejected' : isTimeoutError(error) ? 'timeout' : 'failure', start, error);
+        throw error;
+      },
+    );
+  }
+
+  private refuse(retryAfterMs: number, start: number): Promise<never> {
+    const error = new RateLimitedError(this.name, retryAfterMs);
+    if (this.events.observed) {
+      this.events.emit({ type: 'rejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
+      this.report('rejected', start, error);
+    }
+    return Promise.reject(error);
+  }
+
+  private report(result: OutcomeResult, start: number, error?: unknown): void {
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  }
+}
+
+function fromConfig(config: RateAlgorithmConfig): RateAlgorithm {
+  switch (config.kind) {
+    case 'tokenBucket':
+      return new TokenBucket({ rate: config.rate, burst: config.burst });
+    case 'leakyBucket':
+      return new LeakyBucket({ rate: config.rate, capacity: config.capacity });
+    default:
+      return new SlidingWindow({ limit: config.limit, windowMs: config.windowMs });
+  }
+}
+
+/**
+ * Makes a {@link RateLimiterPolicy} over an algorithm: `tokenBucket({ rate,
+ * burst })`, `leakyBucket({ rate, capacity })`, `slidingWindow({ limit,
+ * windowMs })`, or `redisTokenBucket(redis, ...)` from `breakwater/redis` for
+ * a limit shared by many processes. Rates are per second.
+ *
+ * @example
+ * ```ts
+ * const p = policy().rateLimiter({ algorithm: slidingWindow({ limit: 600, windowMs: 60_000 }) }).retry();
+ * ```
+ */
+export function rateLimiter(options: RateLimiterOptions): RateLimiterPolicy {
+  return new RateLimiterPolicy(options);
+}

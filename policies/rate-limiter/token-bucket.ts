@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { parseOptions } from '../../lib/options.js';
+import type { ExecutionContext } from '../../lib/policy.js';
+import { EPSILON, retryAfter, type RateAlgorithm } from './algorithm.js';
+import { perSecond, positiveInt } from './numbers.js';
+
+/** Options of {@link tokenBucket}. */
+export const TokenBucketOptionsSchema = z
+  .object({
+    /** Tokens added per second: the sustained rate. */
+    rate: perSecond,
+    /**
+     * Most tokens the bucket holds (it starts full): how many calls may come at once after a quiet spell.
+     * @defaultValue `max(1, ceil(rate))`
+     */
+    burst: positiveInt.optional(),
+  })
+  .strict();
+
+/**
+ * Options of {@link tokenBucket}.
+ * @example
+ * ```ts
+ * tokenBucket({ rate: 100, burst: 20 });
+ * ```
+ */
+export type TokenBucketOptions = z.input<typeof TokenBucketOptionsSchema>;
+
+/**
+ * A token bucket: `burst` tokens at most, refilled continuously at `rate`
+ * per second, one taken per call. Over any span of `t` seconds it admits at
+ * most `rate × t + burst` calls.
+ */
+export class TokenBucket implements RateAlgorithm {
+  readonly kind = 'tokenBucket';
+  /** Tokens per second. */
+  readonly rate: number;
+  /** Capacity of the bucket. */
+  readonly burst: number;
+  private tokens: number;
+  private last = -Infinity;
+
+  constructor(options: TokenBucketOptions) {
+    const o = parseOptions(TokenBucketOptionsSchema, options, 'tokenBucket');
+    this.rate = o.rate;
+    this.burst = o.burst ?? Math.max(1, Math.ceil(o.rate));
+    this.tokens = this.burst;
+  }
+
+  acquire(ctx: ExecutionContext): number {
+    return this.take(ctx.clock.now());
+  }
+
+  /** Takes a token at clock time `now`: 0 when there was one, else the milliseconds until there will be. */
+  take(now: number): number {
+    if (now > this.last) {
+      if (this.last !== -Infinity) this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.rate) / 1000);
+      this.last = now;
+    }
+    if (this.tokens >= 1 - EPSILON) {
+      this.tokens -= 1;
+      return 0;
+    }
+    return retryAfter(((1 - this.tokens) * 1000) / this.rate);
+  }
+}
+
+/**
+ * Makes a {@link TokenBucket} for {@link rateLimiter}: `rate` per second
+ * sustained, bursts of up to `burst` (default `ceil(rate)`).
+ *
+ * @example
+ * ```ts
+ * const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 20 }) });
+ * ```
+ */
+export function tokenBucket(options: TokenBucketOptions): TokenBucket {
+  return new TokenBucket(options);
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { checkBuckets, finite, handleResultSchema, handleSchema, intSchema } from '../../lib/breaker-options.js';
+import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/options.js';
+
+/** Options of {@link sreBreaker}; defaults are go-zero's (`core/breaker/googlebreaker.go`). */
+export const SreBreakerShape = z
+  .object({
+    /**
+     * Length of the statistics window (go-zero `window`).
+     * @defaultValue 10_000
+     */
+    windowMs: positiveMs.default(10_000),
+    /**
+     * Buckets in the window (go-zero `buckets`); must divide `windowMs`.
+     * @defaultValue 40 (250 ms each)
+     */
+    buckets: intSchema(1).default(40),
+    /**
+     * Multiplier on accepted calls (go-zero `k`, the SRE book's K): the higher, the later shedding starts.
+     * @defaultValue 1.5
+     */
+    k: finite('expected a finite number').default(1.5),
+    /**
+     * Floor of the weight as failing buckets pile up (go-zero `minK`); `k >= minK >= 1`.
+     * @defaultValue 1.1
+     */
+    minK: finite('expected a finite number >= 1').min(1, { message: 'expected a finite number >= 1' })
+      .default(1.1),
+    /**
+     * Calls subtracted from the total before any shedding (go-zero `protection`): no shedding on tiny traffic.
+     * @defaultValue 5
+     */
+    protection: finite('expected a finite number >= 0').min(0, { message: 'expected a finite number >= 0' })
+      .default(5),
+    /**
+     * While shedding, let one call through when none has passed for longer than this (go-zero `forcePassDuration`).
+     * @defaultValue 1_000
+     */
+    forcePassMs: nonNegativeMs.default(1_000),
+    /**
+     * Which thrown values count as failures (go-zero's `acceptable` is its negation); a throw inside it counts as a failure.
+     * @defaultValue every thrown value
+     */
+    handle: handleSchema.optional(),
+    /** Which results count as failures. @defaultValue none */
+    handleResult: handleResultSchema.optional(),
+    /** @defaultValue `'breaker'` */
+    name: nameSchema.default('breaker'),
+    /** @defaultValue the system clock */
+    clock: clockSchema.optional(),
+    /** Random source for the drop decision, in [0, 1). @defaultValue `Math.random` */
+    random: randomSchema.optional(),
+  })
+  .strict();
+
+/** The cross-field rules of {@link SreBreakerShape} (zod-only): buckets divide windowMs, k >= minK. */
+export function checkSre(o: { windowMs: number; buckets: number; k: number; minK: number }, ctx: z.RefinementCtx): void {
+  checkBuckets(o, ctx);
+  if (o.k < o.minK) ctx.addIssue({ code: 'custom', path: ['k'], message: `must be >= minK (${o.minK})` });
+}
+
+/** The zod schema of {@link sreBreaker}'s options. */
+export const SreBreakerOptionsSchema = SreBreakerShape.superRefine(checkSre);
+
+/**
+ * Options of {@link sreBreaker}: all optional, go-zero's defaults.
+ * @example
+ * ```ts
+ * sreBreaker({ k: 2, handle: (e) => !(e instanceof NotFoundError) });
+ * ```
+ */
+export type SreBreakerOptions = z.input<typeof SreBreakerOptionsSchema>;
+
+/** {@link SreBreakerOptions} with defaults applied. */
+export type ResolvedSreBreakerOptions = z.output<typeof SreBreakerOptionsSchema>;

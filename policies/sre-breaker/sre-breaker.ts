@@ -1,0 +1,205 @@
+import { BreakerPolicy, SUCCESS, type Verdict } from '../../lib/breaker.js';
+import { systemClock } from '../../lib/clock.js';
+import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
+import { parseOptions } from '../../lib/options.js';
+import { goZeroOrigin, RollingWindow } from '../../lib/window.js';
+import { SreBreakerOptionsSchema, type ResolvedSreBreakerOptions, type SreBreakerOptions } from './options.js';
+
+/** What {@link SreBreaker.stats} reports about the current window (go-zero's `windowResult`). */
+export interface SreBreakerStats {
+  /** Successes in the window. */
+  readonly accepts: number;
+  /** Successes, failures and shed calls in the window. */
+  readonly total: number;
+  /** Newest run of buckets with failures and no success (empty buckets neither extend nor break it). */
+  readonly failingBuckets: number;
+  /** Newest run of buckets with successes and no failure. */
+  readonly workingBuckets: number;
+}
+
+/**
+ * go-zero's Google-SRE adaptive breaker: no states to configure, it sheds a
+ * share of calls that grows as accepted calls fall behind requests
+ * (`dropRatio = (total − protection − w·accepts) / (total + 1)`, the SRE
+ * book's client-side throttling with go-zero's refinements). Behaviour:
+ * breakers.md, part A.
+ *
+ * @example
+ * ```ts
+ * const b = sreBreaker(); // go-zero defaults
+ * const user = await b.execute((ctx) => getUser(id, ctx.signal));
+ * ```
+ */
+export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
+  /** @internal the statistics window (go-zero grid: aligned to construction time). */
+  readonly window: RollingWindow;
+  private o: ResolvedSreBreakerOptions;
+  private readonly random: () => number;
+  /** Clock time of the last call that passed step 10 (go-zero `lastPass`); NaN before the first. */
+  private lastPass = NaN;
+  /** The last decision's step-6 drop ratio was > 0. */
+  private open = false;
+  /** Bumped by reset(): outcomes of calls admitted before are dropped. */
+  private epoch = 0;
+  private failing = 0;
+  private working = 0;
+
+  /** Takes options already validated by {@link SreBreakerOptionsSchema}; use {@link sreBreaker}. */
+  constructor(o: ResolvedSreBreakerOptions, name = o.name) {
+    const clock = o.clock ?? systemClock;
+    super(name, clock, o.handle, o.handleResult);
+    this.o = o;
+    this.random = o.random ?? Math.random;
+    this.window = new RollingWindow(o.buckets, o.windowMs / o.buckets, goZeroOrigin(clock.now()));
+  }
+
+  get state(): 'closed' | 'open' {
+    return this.open ? 'open' : 'closed';
+  }
+
+  /**
+   * Changes `k`, `minK`, `protection`, `forcePassMs`, `handle` and
+   * `handleResult` in place (hot reload), keeping the window. `windowMs` and
+   * `buckets` shape the window and cannot change in place; asking to is a
+   * `ConfigError`, and nothing changes.
+   */
+  reconfigure(options: Omit<SreBreakerOptions, 'clock' | 'random' | 'name'>): void {
+    const o = parseOptions(SreBreakerOptionsSchema, { ...options, name: this.name }, this.name);
+    const fixed = (['windowMs', 'buckets'] as const).filter((k) => o[k] !== this.o[k]);
+    if (fixed.length > 0) throw new ConfigError(this.name, fixed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
+    this.o = { ...o, clock: this.o.clock, random: this.o.random };
+    this.setJudges(o.handle, o.handleResult);
+  }
+
+  /** The current window's totals and streaks. */
+  stats(): SreBreakerStats {
+    const now = this.clock.now();
+    const w = this.window;
+    w.read(now);
+    this.streaks(now);
+    return { accepts: w.v0, total: w.v0 + w.v1 + w.v2, failingBuckets: this.failing, workingBuckets: this.working };
+  }
+
+  protected admit(start: number): number {
+    if (this.isolations > 0) this.shed(new BrokenCircuitError(this.name), undefined);
+    const o = this.o;
+    const w = this.window;
+    // What is visible now is part of what the running sums hold. If failures and drops
+    // there are within `protection`, step 6 is <= 0 whatever expired (minK >= 1): pass
+    // without reading the clock.
+    if (!this.open && w.s1 + w.s2 <= o.protection) return this.epoch;
+    const now = start === start ? start : this.clock.now();
+    w.read(now);
+    const accepts = w.v0;
+    const total = w.v0 + w.v1 + w.v2;
+    // With the weight at its floor minK the ratio is at its largest: if even that is <= 0,
+    // step 7 passes whatever the streaks are, and no bucket needs reading.
+    if (total - o.protection - o.minK * accepts <= 0) {
+      if (this.open) this.setOpen(false, this.dropRatio(now, accepts, total));
+      return this.epoch;
+    }
+    const dropRatio = this.dropRatio(now, accepts, total);
+    if (dropRatio <= 0) {
+      this.setOpen(false, dropRatio);
+      return this.epoch;
+    }
+    this.setOpen(true, dropRatio);
+    const sinceLastPass = now - this.lastPass;
+    // go-zero: `lastPass > 0 && timex.Since(lastPass) > forcePassDuration` (NaN before any pass).
+    if (sinceLastPass > o.forcePassMs) {
+      this.lastPass = now;
+      if (this.observed) this.ev!.emit({ type: 'forcePass', policy: this.name, dropRatio, sinceLastPassMs: sinceLastPass });
+      return this.epoch;
+    }
+    const p = dropRatio * ((o.buckets - this.working) / o.buckets);
+    if (this.random() < p) {
+      w.add(now, 0, 0, 1);
+      this.shed(new BrokenCircuitError(this.name), p);
+    }
+    this.lastPass = now;
+    return this.epoch;
+  }
+
+  protected record(token: number, _start: number, now: number, verdict: Verdict): void {
+    if (token !== this.epoch) return;
+    if (verdict === SUCCESS) this.window.add(now, 1, 0, 0);
+    else this.window.add(now, 0, 1, 0);
+  }
+
+  protected release(): void {}
+
+  protected onIsolate(): void {
+    this.epoch++;
+    const was = this.open;
+    this.open = true;
+    this.transition(was ? 'open' : 'closed', 'open', 'isolated', undefined);
+  }
+
+  protected onReset(): void {
+    this.epoch++;
+    this.window.clear();
+    this.lastPass = NaN;
+    this.setOpen(false, undefined, 'reset');
+  }
+
+  /** Steps 5 and 6 (go-zero `accept`), with the streaks left in `failing`/`working` for step 9. */
+  private dropRatio(now: number, accepts: number, total: number): number {
+    const o = this.o;
+    this.streaks(now);
+    const w = o.k - ((o.k - o.minK) * this.failing) / o.buckets;
+    const weightedAccepts = Math.max(w, o.minK) * accepts;
+    return (total - o.protection - weightedAccepts) / (total + 1);
+  }
+
+  /** go-zero `history()`: streaks reduced from the oldest visible bucket to the newest. */
+  private streaks(now: number): void {
+    const w = this.window;
+    const current = w.indexAt(now);
+    let working = 0;
+    let failing = 0;
+    const from = Math.max(current - w.size, w.head - w.size) + 1;
+    for (let i = from; i <= w.head; i++) {
+      const success = w.count(i, current, 0);
+      const failure = w.count(i, current, 1);
+      if (failure > 0) working = 0;
+      else if (success > 0) working++;
+      if (success > 0) failing = 0;
+      else if (failure > 0) failing++;
+    }
+    this.failing = failing;
+    this.working = working;
+  }
+
+  private setOpen(open: boolean, figure: number | undefined, reason: 'dropRatio' | 'reset' = 'dropRatio'): void {
+    if (open === this.open) return;
+    this.open = open;
+    this.transition(open ? 'closed' : 'open', open ? 'open' : 'closed', reason, figure);
+  }
+}
+
+/**
+ * Makes a {@link SreBreaker} (go-zero's Google-SRE adaptive breaker) with
+ * go-zero's defaults: 10 s window in 40 buckets, `k` 1.5, `minK` 1.1,
+ * `protection` 5, `forcePassMs` 1 000.
+ *
+ * @example
+ * ```ts
+ * const p = policy().timeout(300).retry().breaker().fallback(() => null);
+ * const b = sreBreaker({ handle: (e) => !(e instanceof NotFoundError) });
+ * ```
+ */
+export function sreBreaker(options: SreBreakerOptions = {}): SreBreaker {
+  return new SreBreaker(parseOptions(SreBreakerOptionsSchema, options, 'breaker'));
+}
+
+/**
+ * The default breaker: the same as {@link sreBreaker}.
+ *
+ * @example
+ * ```ts
+ * const b = breaker();
+ * ```
+ */
+export function breaker(options: SreBreakerOptions = {}): SreBreaker {
+  return sreBreaker(options);
+}

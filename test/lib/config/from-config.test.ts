@@ -1,0 +1,141 @@
+import { BehaviorSubject, Subject } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, fromConfig, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
+import { TestClock } from '../../../lib/testing.js';
+import { rejection, track } from '../../helpers/track.js';
+
+const START = 1_700_000_000_000;
+
+describe('fromConfig', () => {
+  it('builds every policy type from JSON, innermost first', async () => {
+    const clock = new TestClock(START);
+    const json = JSON.parse(`{
+      "name": "users",
+      "policies": [
+        { "type": "timeout", "ms": 50 },
+        { "type": "retry", "maxAttempts": 2, "backoff": { "kind": "constant", "ms": 10 }, "budget": { "kind": "token", "ratio": 0.5 } },
+        { "type": "hedge", "afterFailure": true },
+        { "type": "chaos", "fault": "boom", "injectionRate": 0, "enabled": false },
+        { "type": "cache", "ttlMs": 1000 },
+        { "type": "degrade", "when": { "decisionTree": { "qpsHigh": 100, "qpsMid": 50 } }, "signals": { "cpu": 0 }, "to": "cached" },
+        { "type": "loadShedder", "cpu": "cpu" },
+        { "type": "fallbackChain", "handlers": ["cached", "guest"] },
+        { "type": "fallback", "handler": "guest" }
+      ]
+    }`);
+    const p = fromConfig(json, { cached: () => 'cached', guest: () => 'guest', boom: () => new Error('x'), cpu: () => 0 }, { clock });
+    expect(p.pipeline.policies.map((x) => x.name)).toEqual([
+      'timeout',
+      'retry',
+      'hedge',
+      'chaos',
+      'cache',
+      'degrade',
+      'loadShedder',
+      'fallbackChain',
+      'fallback',
+    ]);
+    let calls = 0;
+    const r = track(
+      p.execute(
+        () => {
+          calls++;
+          return new Promise(() => {});
+        },
+        { key: 'k' },
+      ),
+      clock,
+    );
+    await clock.advance(1_000);
+    // two attempts of 50 ms with 10 ms between; the hedge starts a second round of two after that failure
+    expect(await r.settled).toMatchObject({ ok: true, value: 'cached', at: START + 220 });
+    expect(calls).toBe(4);
+  });
+
+  it('lists every problem at once, each with its path', () => {
+    try {
+      fromConfig(
+        {
+          policies: [
+            { type: 'timeout', ms: -1 },
+            { type: 'retry', maxAttempts: 1.5, backoff: { kind: 'exponential', jitter: 'wild' } },
+            { type: 'fallback', handler: 'nope' },
+            { type: 'warp', speed: 9 },
+            { type: 'timeout', ms: 5, extra: true },
+          ],
+        },
+        {},
+      );
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const paths = (e as ConfigError).issues.map((i) => i.path);
+      expect(paths).toEqual(expect.arrayContaining(['policies[0].ms', 'policies[1].maxAttempts', 'policies[1].backoff.jitter', 'policies[3].type', 'policies[4].extra']));
+    }
+  });
+
+  it('a missing or ill-typed handler name is a ConfigError naming the path', () => {
+    const build = () =>
+      fromConfig(
+        { policies: [{ type: 'fallbackChain', handlers: ['a', 'b'] }, { type: 'retry', handle: 'isRetryable' }] },
+        { a: () => 1, b: 42 },
+      );
+    expect(build).toThrow(ConfigError);
+    try {
+      build();
+    } catch (e) {
+      expect((e as ConfigError).issues).toEqual([
+        { path: 'policies[0].handlers[1]', message: 'handler "b" must be a function' },
+        { path: 'policies[1].handle', message: 'no handler named "isRetryable" was given' },
+      ]);
+    }
+  });
+
+  describe('hot reload', () => {
+    it('changes a timeout in place on the next call', async () => {
+      const clock = new TestClock(START);
+      const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'timeout', ms: 100 }] });
+      const p = fromConfig(configs, {}, { clock });
+      const events: PolicyEvent[] = [];
+      p.events$.subscribe((e) => events.push(e));
+      const first = track(p.execute(() => new Promise(() => {})), clock);
+      configs.next({ policies: [{ type: 'timeout', ms: 20 }] });
+      const second = track(p.execute(() => new Promise(() => {})), clock);
+      await clock.advance(100);
+      expect(await rejection(first)).toBeInstanceOf(TimeoutError);
+      expect(first.now!.at).toBe(START + 100);
+      expect(second.now!.at).toBe(START + 20);
+      expect(events.filter((e) => e.type === 'configApplied')).toEqual([{ type: 'configApplied', policy: 'config', version: 2 }]);
+    });
+
+    it('refuses an invalid config or a new structure with an event, and keeps the last good one', async () => {
+      const clock = new TestClock(START);
+      const configs = new BehaviorSubject<unknown>({ name: 'db', policies: [{ type: 'retry', maxAttempts: 3, backoff: { kind: 'constant', ms: 0 } }] });
+      const p = fromConfig(configs, {}, { clock });
+      const rejected: PolicyEvent[] = [];
+      p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e));
+      configs.next({ name: 'db', policies: [{ type: 'retry', maxAttempts: 0 }] });
+      configs.next({ name: 'db', policies: [{ type: 'timeout', ms: 5 }] });
+      configs.next({ name: 'db', policies: [{ type: 'retry', handle: 'missing' }] });
+      expect(rejected.map((e) => (e.type === 'configRejected' ? [e.reason, e.issues[0]!.path] : []))).toEqual([
+        ['invalid', 'policies[0].maxAttempts'],
+        ['structure', 'policies'],
+        ['invalid', 'policies[0].handle'],
+      ]);
+      let calls = 0;
+      await p
+        .execute(() => {
+          calls++;
+          throw new Error('x');
+        })
+        .catch(() => undefined);
+      expect(calls).toBe(3);
+      p.dispose();
+      expect(configs.observed).toBe(false);
+    });
+
+    it('the stream must start with a config', () => {
+      expect(() => fromConfig(new Subject<unknown>(), {})).toThrow(/must emit its first config/);
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { PipelineConfigSchema } from '../../../lib/index.js';
+
+const schema = JSON.parse(readFileSync(new URL('../../../dist/schema.json', import.meta.url), 'utf8'));
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+const validate = ajv.compile(schema);
+
+const good: unknown[] = [
+  { policies: [] },
+  { name: 'users', policies: [{ type: 'timeout', ms: 300 }, { type: 'retry', maxAttempts: 3 }, { type: 'fallback', handler: 'guest' }] },
+  { policies: [{ type: 'timeout', ms: 300, mode: 'cooperative' }] },
+  { policies: [{ type: 'retry', backoff: { kind: 'exponential', initial: 50, max: 500, jitter: 'decorrelated' }, budget: { kind: 'slo', maxRetries: 2 } }] },
+  { policies: [{ type: 'retry', backoff: { kind: 'linear', ms: 10, step: 5 }, budget: { kind: 'token', ratio: 0.2 } }] },
+  { policies: [{ type: 'degrade', when: { decisionTree: { qpsHigh: 9000 } }, signals: { cpu: 'cpu', health: 1 }, to: 'cached' }] },
+  { policies: [{ type: 'loadShedder', cpuThreshold: 0.8 }, { type: 'hedge', delayMs: 50, maxHedged: 2 }] },
+  { policies: [{ type: 'chaos', latency: 100, injectionRate: 0.5 }, { type: 'cache', ttlMs: 1000, staleWhileRevalidateMs: 500 }] },
+  { policies: [{ type: 'fallbackChain', handlers: ['a', 'b'] }] },
+];
+
+const bad: unknown[] = [
+  {},
+  { policies: [{ type: 'timeout', ms: 0 }] },
+  { policies: [{ type: 'timeout', ms: -5 }] },
+  { policies: [{ type: 'timeout', ms: '5' }] },
+  { policies: [{ type: 'timeout', ms: 5, mode: 'eager' }] },
+  { policies: [{ type: 'timeout', ms: 5, extra: 1 }] },
+  { policies: [{ type: 'retry', maxAttempts: 0 }] },
+  { policies: [{ type: 'retry', maxAttempts: 1.5 }] },
+  { policies: [{ type: 'retry', backoff: { kind: 'fibonacci' } }] },
+  { policies: [{ type: 'retry', budget: { kind: 'token', ratio: 2 } }] },
+  { policies: [{ type: 'fallback' }] },
+  { policies: [{ type: 'fallbackChain', handlers: [] }] },
+  { policies: [{ type: 'warp' }] },
+  { policies: [{ type: 'loadShedder', cpuThreshold: 1 }] },
+  { policies: [{ type: 'chaos', injectionRate: -0.1 }] },
+  { policies: [{ type: 'cache' }] },
+  { name: '', policies: [] },
+  { policies: [], extra: true },
+];
+
+/** Rules JSON Schema cannot express: zod refuses these, JSON Schema accepts them (listed in docs/config.md). */
+const zodOnly: unknown[] = [
+  { policies: [{ type: 'retry', backoff: { kind: 'exponential', initial: 500, max: 100 } }] },
+  { policies: [{ type: 'degrade', when: { decisionTree: { qpsHigh: 10, qpsMid: 20 } }, to: 'x' }] },
+];
+
+describe('the JSON Schema (breakwater/schema.json)', () => {
+  it.each(good.map((d) => [JSON.stringify(d), d]))('accepts what zod accepts: %s', (_, doc) => {
+    expect(PipelineConfigSchema.safeParse(doc).success).toBe(true);
+    expect(validate(doc)).toBe(true);
+  });
+  it.each(bad.map((d) => [JSON.stringify(d), d]))('refuses what zod refuses: %s', (_, doc) => {
+    expect(PipelineConfigSchema.safeParse(doc).success).toBe(false);
+    expect(validate(doc)).toBe(false);
+  });
+  it.each(zodOnly.map((d) => [JSON.stringify(d), d]))('cross-field rules are zod-only: %s', (_, doc) => {
+    expect(PipelineConfigSchema.safeParse(doc).success).toBe(false);
+    expect(validate(doc)).toBe(true);
+  });
+});

@@ -1,0 +1,101 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ConfigError, idempotent, type PolicyEvent } from '../../../lib/index.js';
+import { redisStore } from '../../../lib/redis/index.js';
+import { describeRedis, startRedis, type RedisServer } from '../../helpers/redis.js';
+
+describeRedis('redisStore', () => {
+  let server: RedisServer;
+  let redis: Redis;
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.port, '127.0.0.1');
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await server.dispose();
+  });
+
+  it('claims atomically with growing fencing tokens, serves stored results, fences completions', async () => {
+    const store = redisStore(redis, { prefix: 't1:' });
+    const first = await store.claim('k', 10_000, 60_000);
+    expect(first).toEqual({ state: 'claimed', token: '1', takeover: false });
+    const second = await store.claim('k', 10_000, 60_000);
+    expect(second.state).toBe('pending');
+    expect((second as { retryInMs: number }).retryInMs).toBeGreaterThan(9_000);
+    await expect(store.complete('k', '2', '"x"', 60_000)).resolves.toBe(false);
+    await expect(store.complete('k', '1', '"x"', 60_000)).resolves.toBe(true);
+    await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'success', value: '"x"' });
+    expect(await redis.pttl('t1:k')).toBeGreaterThan(59_000);
+  });
+
+  it('a released (failed) record is claimable again, with the next token', async () => {
+    const store = redisStore(redis, { prefix: 't2:' });
+    await store.claim('k', 10_000, 60_000);
+    await expect(store.release('k', '1', 60_000)).resolves.toBe(true);
+    expect(await redis.hget('t2:k', 's')).toBe('f');
+    await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'claimed', token: '2', takeover: false });
+  });
+
+  it('an expired lease is taken over once, and the old claimant is fenced out', async () => {
+    const store = redisStore(redis, { prefix: 't3:' });
+    await store.claim('k', 150, 60_000);
+    await new Promise((r) => setTimeout(r, 200));
+    const claims = await Promise.all([1, 2, 3, 4].map(() => store.claim('k', 10_000, 60_000)));
+    expect(claims.filter((c) => c.state === 'claimed')).toEqual([{ state: 'claimed', token: '2', takeover: true }]);
+    await expect(store.complete('k', '1', '"old"', 60_000)).resolves.toBe(false);
+    await expect(store.complete('k', '2', '"new"', 60_000)).resolves.toBe(true);
+  });
+
+  it('extends a lease only for the claim that holds it', async () => {
+    const store = redisStore(redis, { prefix: 't6:' });
+    await store.claim('k', 200, 1_000);
+    await expect(store.extend('k', '1', 5_000)).resolves.toBe(true);
+    await expect(store.extend('k', '2', 5_000)).resolves.toBe(false);
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await store.claim('k', 200, 1_000)).state).toBe('pending');
+    expect(await redis.pttl('t6:k')).toBeGreaterThan(4_000);
+    await store.complete('k', '1', '1', 60_000);
+    await expect(store.extend('k', '1', 5_000)).resolves.toBe(false);
+  });
+
+  it('keeps TTLs in Redis: a stored result lapses after ttlMs', async () => {
+    const store = redisStore(redis, { prefix: 't4:' });
+    const p = idempotent({ store, ttlMs: 150 });
+    let runs = 0;
+    await p.execute(() => ++runs, { key: 'k' });
+    await expect(p.execute(() => ++runs, { key: 'k' })).resolves.toBe(1);
+    await new Promise((r) => setTimeout(r, 250));
+    await expect(p.execute(() => ++runs, { key: 'k' })).resolves.toBe(2);
+  });
+
+  it('runs the operation once for 1,000 concurrent calls through 50 policies (claims race in Redis)', async () => {
+    const store = redisStore(redis, { prefix: 't5:' });
+    const policies = Array.from({ length: 50 }, () => idempotent({ store, pollMs: 20 }));
+    const events: PolicyEvent[] = [];
+    for (const p of policies) p.events$.subscribe((e) => events.push(e));
+    let runs = 0;
+    const calls = Array.from({ length: 1_000 }, (_, i) =>
+      policies[i % 50]!.execute(
+        async () => {
+          runs++;
+          await new Promise((r) => setTimeout(r, 50));
+          return { id: 'r', n: runs };
+        },
+        { key: 'same' },
+      ),
+    );
+    const results = await Promise.all(calls);
+    expect(runs).toBe(1);
+    expect(results.every((r) => r.n === 1)).toBe(true);
+    expect(events.filter((e) => e.type === 'claimed')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'served')).toHaveLength(49);
+  });
+
+  it('rejects bad options with a ConfigError naming the option', () => {
+    expect(() => redisStore({} as never)).toThrow(ConfigError);
+    expect(() => redisStore(redis, { commandTimeoutMs: 0 })).toThrow(/commandTimeoutMs/);
+    expect(() => redisStore(redis, { prefix: 1 } as never)).toThrow(/prefix/);
+    expect(() => redisStore(redis, { ttl: 1 } as never)).toThrow(/ttl/);
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import {
+  allowedDowntime,
+  availabilityNines,
+  combinedAvailability,
+  degradeDecision,
+  dynamicThreshold,
+  rtoMax,
+  shouldDegrade,
+  sloRetryBudget,
+  YEAR_MS,
+} from '../../lib/sla.js';
+
+describe('combinedAvailability', () => {
+  it('is 1 − Π((1 − SLA_i) × α_i)', () => {
+    // (0.001 × 0.32)² = 1.024e-7
+    expect(combinedAvailability([{ availability: 0.999, overlap: 0.32 }, { availability: 0.999, overlap: 0.32 }])).toBeCloseTo(1 - 1.024e-7, 12);
+    // one fully-shared part is itself
+    expect(combinedAvailability([{ availability: 0.99, overlap: 1 }])).toBeCloseTo(0.99, 12);
+    // (0.01 × 0.08) × (0.001 × 1) = 8e-7
+    expect(combinedAvailability([{ availability: 0.99, overlap: 0.08 }, { availability: 0.999, overlap: 1 }])).toBeCloseTo(1 - 8e-7, 12);
+  });
+  it('rejects values outside [0, 1] and empty input', () => {
+    expect(() => combinedAvailability([])).toThrow(RangeError);
+    expect(() => combinedAvailability([{ availability: 1.2, overlap: 1 }])).toThrow(/availability/);
+    expect(() => combinedAvailability([{ availability: 0.9, overlap: -1 }])).toThrow(/overlap/);
+  });
+});
+
+describe('rtoMax', () => {
+  it('is baseDelay + errorLatency / (1 − (1 − r)^probes)', () => {
+    // 6000 + 2000 / (1 − 0.5³) = 6000 + 2000 / 0.875
+    expect(rtoMax({ state: 'open', errorLatencyMs: 2_000, recoveryRate: 0.5 })).toBeCloseTo(6_000 + 2_000 / 0.875, 9);
+    // half-open 1000 + 1200 / (1 − 0.9³) = 1000 + 1200 / 0.271
+    expect(rtoMax({ state: 'half-open', errorLatencyMs: 1_200, recoveryRate: 0.1 })).toBeCloseTo(1_000 + 1_200 / 0.271, 9);
+    // closed: no base delay; r = 1 → denominator 1
+    expect(rtoMax({ state: 'closed', errorLatencyMs: 500, recoveryRate: 1 })).toBe(500);
+    // probes and base delays can be given
+    expect(rtoMax({ state: 'open', errorLatencyMs: 100, recoveryRate: 0.5, probes: 1, baseDelayMs: { open: 10 } })).toBe(10 + 100 / 0.5);
+  });
+  it('is Infinity when nothing recovers', () => {
+    expect(rtoMax({ state: 'open', errorLatencyMs: 1, recoveryRate: 0 })).toBe(Infinity);
+    expect(rtoMax({ state: 'open', errorLatencyMs: 1, recoveryRate: -0.1 })).toBe(Infinity);
+  });
+});
+
+describe('sloRetryBudget', () => {
+  it('follows the formula, not the seed table', () => {
+    // 0.1 × 60000 = 6000 ms of budget; cost = max(100, 2·p99)
+    expect(sloRetryBudget({ p99Ms: 200 })).toBe(3); // 6000/400 = 15 → capped at 3 (the seed's table says 1)
+    expect(sloRetryBudget({ p99Ms: 600 })).toBe(3); // 6000/1200 = 5 → 3 (the seed's table says 0)
+    expect(sloRetryBudget({ p99Ms: 1_000 })).toBe(3); // 6000/2000 = 3
+    expect(sloRetryBudget({ p99Ms: 1_001 })).toBe(2); // first below 3
+    expect(sloRetryBudget({ p99Ms: 3_000 })).toBe(1); // 6000/6000 = 1
+    expect(sloRetryBudget({ p99Ms: 3_001 })).toBe(0); // 0 above 3000
+    expect(sloRetryBudget({ p99Ms: 10 })).toBe(3); // cost floor 100 ms → 60 → 3
+    expect(sloRetryBudget({ p99Ms: 250, sloWindowMs: 10_000, fraction: 0.1, maxRetries: 5 })).toBe(2); // 1000/500
+  });
+});
+
+describe('dynamicThreshold', () => {
+  it('weights load 0.3, errors 0.5, probe distrust 0.2', () => {
+    expect(dynamicThreshold({ rps: 500, baseRps: 1_000, errorRate: 0.2, probeSuccessRate: 1 })).toBeCloseTo(0.15 + 0.1, 12);
+    expect(dynamicThreshold({ rps: 5_000, baseRps: 1_000, errorRate: 0, probeSuccessRate: 0 })).toBeCloseTo(0.3 + 0.2, 12);
+    expect(dynamicThreshold({ rps: 100, baseRps: 100, errorRate: 1, probeSuccessRate: 1 }, { rps: 0.5, error: 0.25, probe: 0.25 })).toBeCloseTo(0.75, 12);
+  });
+});
+
+describe('the degradation decision tree', () => {
+  const t = { qpsHigh: 5_000, qpsMid: 2_000, cpuHigh: 0.85, cpuCritical: 0.92, healthyMin: 0.9 };
+  it.each([
+    // high QPS: CPU or health
+    [{ qps: 6_000, cpu: 0.9, healthyRatio: 1 }, true, 'shedNonCore'],
+    [{ qps: 6_000, cpu: 0.5, healthyRatio: 0.8 }, true, 'serveFromCache'],
+    [{ qps: 6_000, cpu: 0.85, healthyRatio: 0.9 }, false, 'none'],
+    // medium QPS: only critical CPU; a sick downstream alone does not degrade
+    [{ qps: 3_000, cpu: 0.95, healthyRatio: 1 }, true, 'limitAndSample'],
+    [{ qps: 3_000, cpu: 0.9, healthyRatio: 0.1 }, false, 'none'],
+    [{ qps: 3_000, cpu: 0.92, healthyRatio: 1 }, false, 'none'],
+    // low QPS: never
+    [{ qps: 2_000, cpu: 1, healthyRatio: 0 }, false, 'none'],
+  ] as const)('%j → %s (%s)', (signals, degrade, action) => {
+    expect(degradeDecision(signals, t)).toEqual({ degrade, action });
+    expect(shouldDegrade(signals, t)).toBe(degrade);
+  });
+});
+
+describe('availability conversions', () => {
+  it('nines and downtime', () => {
+    expect(availabilityNines(0.999)).toBeCloseTo(3, 9);
+    expect(availabilityNines(0.9999)).toBeCloseTo(4, 9);
+    expect(availabilityNines(1)).toBe(Infinity);
+    // 99.99 % of a 365.25-day year: 0.0001 × 525,960 min = 52.596 min
+    expect(allowedDowntime(0.9999, YEAR_MS) / 60_000).toBeCloseTo(52.596, 3);
+    expect(allowedDowntime(0.999, 30 * 86_400_000) / 60_000).toBeCloseTo(43.2, 9);
+  });
+});

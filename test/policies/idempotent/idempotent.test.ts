@@ -1,0 +1,375 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  idempotent,
+  IdempotencyInProgressError,
+  IdempotencyKeyMissingError,
+  memoryStore,
+  policy,
+  StoreUnavailableError,
+  TimeoutError,
+  type IdempotencyStore,
+  type PolicyEvent,
+} from '../../../lib/index.js';
+import { TestClock } from '../../../lib/testing.js';
+
+const START = 1_700_000_000_000;
+const flush = () => new Promise((r) => setImmediate(r));
+
+function deferred<T = void>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+function collect(p: { events$: { subscribe(f: (e: PolicyEvent) => void): unknown } }): PolicyEvent[] {
+  const events: PolicyEvent[] = [];
+  p.events$.subscribe((e) => events.push(e));
+  return events;
+}
+
+describe('idempotent', () => {
+  it('runs the operation once for 1,000 concurrent same-key calls (single-flight)', async () => {
+    const clock = new TestClock(START);
+    const p = idempotent({ clock });
+    const events = collect(p);
+    let runs = 0;
+    const gate = deferred();
+    const calls = Array.from({ length: 1_000 }, () =>
+      p.execute(
+        async () => {
+          runs++;
+          await gate.promise;
+          return { order: 42 };
+        },
+        { key: 'order:42' },
+      ),
+    );
+    gate.resolve();
+    const results = await Promise.all(calls);
+    expect(runs).toBe(1);
+    expect(results.every((r) => r.order === 42)).toBe(true);
+    expect(events.filter((e) => e.type === 'joined')).toHaveLength(999);
+    expect(events.filter((e) => e.type === 'claimed')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'outcome' && e.result === 'success')).toHaveLength(1_000);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('runs once for 1,000 calls through 25 instances sharing one store (atomic claim, waiters served)', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const instances = Array.from({ length: 25 }, () => idempotent({ clock, store, pollMs: 10 }));
+    let runs = 0;
+    const calls = Array.from({ length: 1_000 }, (_, i) =>
+      instances[i % 25]!.execute(
+        async () => {
+          runs++;
+          await new Promise<void>((r) => clock.setTimeout(r, 35));
+          return 'done';
+        },
+        { key: 'k' },
+      ),
+    );
+    await clock.advance(100);
+    await expect(Promise.all(calls)).resolves.toEqual(Array(1_000).fill('done'));
+    expect(runs).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('serves a stored result without running, and keeps it ttlMs', async () => {
+    const clock = new TestClock(START);
+    const p = idempotent({ clock, ttlMs: 1_000 });
+    const events = collect(p);
+    let runs = 0;
+    const op = () => ++runs;
+    await expect(p.execute(op, { key: 'a' })).resolves.toBe(1);
+    await expect(p.execute(op, { key: 'a' })).resolves.toBe(1);
+    expect(events.filter((e) => e.type === 'served')).toHaveLength(1);
+    await clock.advance(1_000);
+    await expect(p.execute(op, { key: 'a' })).resolves.toBe(2);
+    await expect(p.execute(op, { key: 'b' })).resolves.toBe(3);
+  });
+
+  it('never stores a failure: joined callers get the error, the next caller runs again', async () => {
+    const p = idempotent();
+    let runs = 0;
+    const failing = () => Promise.reject(new Error(`fail ${++runs}`));
+    const a = p.execute(failing, { key: 'x' });
+    const b = p.execute(failing, { key: 'x' });
+    await expect(a).rejects.toThrow('fail 1');
+    await expect(b).rejects.toThrow('fail 1');
+    await expect(p.execute(() => 'ok', { key: 'x' })).resolves.toBe('ok');
+    await expect(p.execute(() => 'again', { key: 'x' })).resolves.toBe('ok');
+  });
+
+  it('a result handleResult calls a failure is returned but not stored', async () => {
+    const p = idempotent({ handleResult: (r) => (r as { status: number }).status >= 500 });
+    await expect(p.execute(() => ({ status: 503 }), { key: 'h' })).resolves.toEqual({ status: 503 });
+    await expect(p.execute(() => ({ status: 200 }), { key: 'h' })).resolves.toEqual({ status: 200 });
+    await expect(p.execute(() => ({ status: 201 }), { key: 'h' })).resolves.toEqual({ status: 200 });
+  });
+
+  it('needs a key: ctx.key, or key(ctx), else IdempotencyKeyMissingError', async () => {
+    await expect(idempotent().execute(() => 1)).rejects.toBeInstanceOf(IdempotencyKeyMissingError);
+    await expect(idempotent().execute(() => 1, { key: '' })).rejects.toBeInstanceOf(IdempotencyKeyMissingError);
+    const byMeta = idempotent({ key: (ctx) => ctx.meta.requestId });
+    await expect(byMeta.execute(() => 1, { meta: { requestId: 'r1' } })).resolves.toBe(1);
+    await expect(byMeta.execute(() => 2, { meta: { requestId: 'r1' } })).resolves.toBe(1);
+    await expect(byMeta.execute(() => 3)).rejects.toBeInstanceOf(IdempotencyKeyMissingError);
+  });
+
+  it("one caller's abort rejects that caller alone; the run aborts when every caller has left", async () => {
+    const p = idempotent();
+    let signal: AbortSignal | undefined;
+    const gate = deferred<string>();
+    const ac1 = new AbortController();
+    const ac2 = new AbortController();
+    const op = (ctx: { signal: AbortSignal }) => {
+      signal = ctx.signal;
+      return gate.promise;
+    };
+    const a = p.execute(op, { key: 'k', signal: ac1.signal });
+    const b = p.execute(op, { key: 'k', signal: ac2.signal });
+    await flush();
+    ac1.abort(new Error('a left'));
+    await expect(a).rejects.toThrow('a left');
+    expect(signal!.aborted).toBe(false);
+    ac2.abort(new Error('b left'));
+    await expect(b).rejects.toThrow('b left');
+    expect(signal!.aborted).toBe(true);
+    // the claim is released only once the abandoned operation settles
+    let runs = 0;
+    const c = p.execute(() => ++runs, { key: 'k', timeout: 10_000 });
+    await flush();
+    expect(runs).toBe(0);
+    gate.reject(new Error('aborted'));
+    await expect(c).resolves.toBe(1);
+  });
+
+  it('stores the result of a run every caller left when the operation succeeds anyway', async () => {
+    const p = idempotent();
+    const gate = deferred<string>();
+    const ac = new AbortController();
+    const left = p.execute(() => gate.promise, { key: 'abandoned', signal: ac.signal });
+    await flush();
+    ac.abort(new Error('left'));
+    await expect(left).rejects.toThrow('left');
+    gate.resolve('charged'); // it ignored its signal: the effect happened
+    await flush();
+    let again = 0;
+    await expect(p.execute(() => `again ${++again}`, { key: 'abandoned' })).resolves.toBe('charged');
+    expect(again).toBe(0);
+  });
+
+  it('waits on a live claim, then takes over once after leaseMs; the old token is fenced out', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const dead = await store.claim('k', 500, 60_000);
+    expect(dead.state).toBe('claimed');
+    const ps = [idempotent({ clock, store, leaseMs: 500, pollMs: 50 }), idempotent({ clock, store, leaseMs: 500, pollMs: 50 })];
+    const events = ps.map(collect);
+    let runs = 0;
+    const calls = [0, 1, 0, 1].map((i) => ps[i]!.execute(() => `run ${++runs}`, { key: 'k' }));
+    await clock.advance(450);
+    expect(runs).toBe(0);
+    await clock.advance(100);
+    await expect(Promise.all(calls)).resolves.toEqual(Array(4).fill('run 1'));
+    expect(runs).toBe(1);
+    expect(events.flat().filter((e) => e.type === 'takeover')).toHaveLength(1);
+    // the dead claimant comes back: its completion is refused
+    await expect(store.complete('k', (dead as { token: string }).token, '"stale"', 60_000)).resolves.toBe(false);
+    await expect(ps[0]!.execute(() => 'new', { key: 'k' })).resolves.toBe('run 1');
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('renewLease keeps a live claimant its key however long it runs', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const [a, b] = [0, 1].map(() => idempotent({ clock, store, leaseMs: 300, pollMs: 50, renewLease: true }));
+    const events = collect(b!);
+    let runs = 0;
+    const slow = () => {
+      runs++;
+      return new Promise<string>((r) => clock.setTimeout(() => r('slow'), 1_000));
+    };
+    const first = a!.execute(slow, { key: 'long' });
+    await clock.advance(10);
+    const second = b!.execute(slow, { key: 'long' });
+    await clock.advance(1_000);
+    await expect(Promise.all([first, second])).resolves.toEqual(['slow', 'slow']);
+    expect(runs).toBe(1);
+    expect(events.filter((e) => e.type === 'takeover')).toHaveLength(0);
+    expect(events.filter((e) => e.type === 'served')).toHaveLength(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('without renewLease a claim outliving leaseMs is taken over (the documented trade-off)', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const [a, b] = [0, 1].map(() => idempotent({ clock, store, leaseMs: 300, pollMs: 50 }));
+    let runs = 0;
+    const slow = () => {
+      runs++;
+      return new Promise<string>((r) => clock.setTimeout(() => r('slow'), 1_000));
+    };
+    const calls = [a!.execute(slow, { key: 'long' }), b!.execute(slow, { key: 'long' })];
+    await clock.advance(2_000);
+    await Promise.all(calls);
+    expect(runs).toBe(2);
+  });
+
+  it("renewLease needs a store with extend()", () => {
+    const store = { claim: () => Promise.reject(), complete: () => Promise.reject(), release: () => Promise.reject() };
+    expect(() => idempotent({ store, renewLease: true })).toThrow(/renewLease/);
+  });
+
+  it("onInProgress: 'reject' rejects with IdempotencyInProgressError", async () => {
+    const store = memoryStore();
+    await store.claim('busy', 60_000, 60_000);
+    const p = idempotent({ store, onInProgress: 'reject' });
+    const error = await p.execute(() => 1, { key: 'busy' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IdempotencyInProgressError);
+    expect((error as IdempotencyInProgressError).key).toBe('busy');
+  });
+
+  it('waiting ends with a TimeoutError when the deadline passes first', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    await store.claim('slow', 10_000, 60_000);
+    const p = idempotent({ clock, store, pollMs: 100 });
+    const call = p.execute(() => 1, { key: 'slow', timeout: 250 });
+    const settled = expect(call).rejects.toBeInstanceOf(TimeoutError);
+    await clock.advance(250);
+    await settled;
+    await clock.runAll();
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("refuses to store a result that does not survive the codec's round trip", async () => {
+    const p = idempotent();
+    let runs = 0;
+    await expect(p.execute(() => (runs++, new Date(0)), { key: 'd' })).rejects.toThrow(/round trip/);
+    await expect(p.execute(() => (runs++, { at: 'x', gone: undefined }), { key: 'd' })).rejects.toThrow(/round trip/);
+    await expect(p.execute(() => (runs++, { at: 'x' }), { key: 'd' })).resolves.toEqual({ at: 'x' });
+    expect(runs).toBe(3);
+    // undefined (an operation returning nothing) is kept and served
+    let sent = 0;
+    await p.execute(() => void sent++, { key: 'v' });
+    await expect(p.execute(() => void sent++, { key: 'v' })).resolves.toBeUndefined();
+    expect(sent).toBe(1);
+  });
+
+  it('handles sync throws of non-errors, plain values and thenables', async () => {
+    const p = idempotent();
+    await expect(
+      p.execute(() => {
+        throw 'nope';
+      }, { key: 's' }),
+    ).rejects.toBe('nope');
+    await expect(p.execute(() => ({ then: (ok: (v: number) => void) => ok(5) }) as PromiseLike<number>, { key: 's' })).resolves.toBe(5);
+    await expect(p.execute(() => 6, { key: 's' })).resolves.toBe(5);
+    await expect(p.execute(() => Promise.reject(undefined), { key: 'u' })).rejects.toBeUndefined();
+  });
+
+  it('a custom codec is used both ways', async () => {
+    const codec = { encode: (v: unknown) => `x${JSON.stringify(v)}`, decode: (t: string) => JSON.parse(t.slice(1)) as unknown };
+    const p = idempotent({ codec });
+    await p.execute(() => [1, 2], { key: 'c' });
+    await expect(p.execute(() => [3], { key: 'c' })).resolves.toEqual([1, 2]);
+  });
+
+  describe('an unreachable store', () => {
+    const hanging: IdempotencyStore = {
+      claim: () => new Promise(() => {}),
+      complete: () => new Promise(() => {}),
+      release: () => new Promise(() => {}),
+    };
+    const failing: IdempotencyStore = {
+      claim: () => Promise.reject(new Error('ECONNREFUSED')),
+      complete: () => Promise.reject(new Error('ECONNREFUSED')),
+      release: () => Promise.reject(new Error('ECONNREFUSED')),
+    };
+
+    it('rejects with StoreUnavailableError after storeTimeoutMs', async () => {
+      const clock = new TestClock(START);
+      const p = idempotent({ clock, store: hanging, storeTimeoutMs: 200 });
+      let ran = false;
+      const call = p.execute(() => (ran = true), { key: 'k' });
+      const settled = expect(call).rejects.toBeInstanceOf(StoreUnavailableError);
+      await clock.advance(200);
+      await settled;
+      expect(ran).toBe(false);
+      expect(clock.pendingTimers).toBe(0);
+    });
+
+    it('rejects with StoreUnavailableError carrying the cause', async () => {
+      const error = await idempotent({ store: failing }).execute(() => 1, { key: 'k' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(((error as Error).cause as Error).message).toBe('ECONNREFUSED');
+    });
+
+    it('passes through with failOpen, single-flight still holding', async () => {
+      const clock = new TestClock(START);
+      const p = idempotent({ clock, store: hanging, storeTimeoutMs: 200, failOpen: true });
+      let runs = 0;
+      const calls = [p.execute(() => ++runs, { key: 'k' }), p.execute(() => ++runs, { key: 'k' })];
+      await clock.advance(200);
+      await expect(Promise.all(calls)).resolves.toEqual([1, 1]);
+      await expect(idempotent({ store: failing, failOpen: true }).execute(() => 'through', { key: 'k' })).resolves.toBe('through');
+    });
+  });
+
+  it('works in a pipeline with a retry inside: retried attempts belong to one claim', async () => {
+    const clock = new TestClock(START);
+    let attempts = 0;
+    const p = policy({ clock }).retry({ maxAttempts: 3, backoff: () => 0 }).idempotent();
+    const op = () => (++attempts < 3 ? Promise.reject(new Error('flaky')) : 'paid');
+    await expect(p.execute(op, { key: 'pay' })).resolves.toBe('paid');
+    await expect(p.execute(op, { key: 'pay' })).resolves.toBe('paid');
+    expect(attempts).toBe(3);
+  });
+
+  it('leaves no listener on caller signals and no timer behind', async () => {
+    const clock = new TestClock(START);
+    const p = idempotent({ clock });
+    const signals = [new AbortController(), new AbortController(), new AbortController()].map((c) => c.signal);
+    const gate = deferred<number>();
+    const calls = signals.map((signal) => p.execute(() => gate.promise, { key: 'l', signal, timeout: 1_000 }));
+    gate.resolve(7);
+    await expect(Promise.all(calls)).resolves.toEqual([7, 7, 7]);
+    for (const s of signals) expect(getEventListeners(s, 'abort')).toHaveLength(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('rejects bad options with a ConfigError naming the option', () => {
+    const cases: [unknown, string][] = [
+      [{ ttlMs: 0 }, 'ttlMs'],
+      [{ leaseMs: -1 }, 'leaseMs'],
+      [{ leaseMs: NaN }, 'leaseMs'],
+      [{ onInProgress: 'queue' }, 'onInProgress'],
+      [{ store: {} }, 'store'],
+      [{ codec: { encode: JSON.stringify } }, 'codec'],
+      [{ storeTimeoutMs: Infinity }, 'storeTimeoutMs'],
+      [{ failOpen: 'yes' }, 'failOpen'],
+      [{ key: 'order' }, 'key'],
+      [{ pollMs: 0 }, 'pollMs'],
+      [{ lease: 1 }, 'lease'],
+    ];
+    expect(() => memoryStore({ clock: Date } as never)).toThrow(/clock/);
+    expect(() => memoryStore({ ttl: 1 } as never)).toThrow(/ttl/);
+    for (const [o, path] of cases) {
+      try {
+        idempotent(o as never);
+        expect.unreachable(path);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        expect((e as ConfigError).issues[0]!.path).toBe(path);
+      }
+    }
+  });
+});

@@ -1,0 +1,97 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, leakyBucket, rateLimiter, RateLimitedError } from '../../../lib/index.js';
+import { TestClock } from '../../../lib/testing.js';
+
+const START = 1_700_000_000_000;
+
+describe('leakyBucket', () => {
+  it('releases queued calls one every 1000 / rate ms, in order', async () => {
+    const clock = new TestClock(START);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 10, capacity: 5 }), clock });
+    const started: [number, number][] = [];
+    const calls = [0, 1, 2, 3, 4, 5].map((i) => limiter.execute(() => started.push([i, clock.now() - START])));
+    await clock.advance(1_000);
+    await Promise.all(calls);
+    expect(started).toEqual([
+      [0, 0],
+      [1, 100],
+      [2, 200],
+      [3, 300],
+      [4, 400],
+      [5, 500],
+    ]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('refuses beyond capacity with retryAfterMs until the head leaves', async () => {
+    const clock = new TestClock(START);
+    const bucket = leakyBucket({ rate: 10, capacity: 2 });
+    const limiter = rateLimiter({ algorithm: bucket, clock });
+    const ok = [limiter.execute(() => 'a'), limiter.execute(() => 'b'), limiter.execute(() => 'c')];
+    const refused = await limiter.execute(() => 'd').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RateLimitedError);
+    expect((refused as RateLimitedError).retryAfterMs).toBe(100);
+    expect(bucket.waiting).toBe(2);
+    await clock.advance(200);
+    await expect(Promise.all(ok)).resolves.toEqual(['a', 'b', 'c']);
+  });
+
+  it('a cancelled waiter leaves the queue at once, listener removed, and the next moves up', async () => {
+    const clock = new TestClock(START);
+    const bucket = leakyBucket({ rate: 10, capacity: 3 });
+    const limiter = rateLimiter({ algorithm: bucket, clock });
+    const started: string[] = [];
+    await limiter.execute(() => started.push('a'));
+    const ac = new AbortController();
+    const b = limiter.execute(() => started.push('b'), { signal: ac.signal });
+    const c = limiter.execute(() => started.push('c'));
+    expect(bucket.waiting).toBe(2);
+    ac.abort(new Error('cancel'));
+    await expect(b).rejects.toThrow('cancel');
+    expect(bucket.waiting).toBe(1);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    await clock.advance(100);
+    await c;
+    expect(started).toEqual(['a', 'c']);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('clears its timer when the last waiter leaves', async () => {
+    const clock = new TestClock(START);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 1, capacity: 3 }), clock });
+    await limiter.execute(() => 1);
+    const ac = new AbortController();
+    const p = limiter.execute(() => 2, { signal: ac.signal });
+    expect(clock.pendingTimers).toBe(1);
+    ac.abort();
+    await expect(p).rejects.toBeDefined();
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('refuses at once a call that could not leave before its deadline', async () => {
+    const clock = new TestClock(START);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 10, capacity: 10 }), clock });
+    await limiter.execute(() => 0);
+    const second = limiter.execute(() => 1, { timeout: 150 });
+    await expect(limiter.execute(() => 2, { timeout: 150 })).rejects.toMatchObject({ retryAfterMs: 200 });
+    await clock.advance(100);
+    await expect(second).resolves.toBe(1);
+  });
+
+  it('rejects bad options with a ConfigError naming the option', () => {
+    for (const [o, path] of [
+      [{ rate: 0 }, 'rate'],
+      [{ rate: 1, capacity: -1 }, 'capacity'],
+      [{ rate: 1, capacity: 0.5 }, 'capacity'],
+      [{ rate: 1, size: 1 }, 'size'],
+    ] as const) {
+      expect(() => leakyBucket(o as never)).toThrow(ConfigError);
+      try {
+        leakyBucket(o as never);
+      } catch (e) {
+        expect((e as ConfigError).issues[0]!.path).toBe(path);
+      }
+    }
+  });
+});

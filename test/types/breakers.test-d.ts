@@ -1,0 +1,60 @@
+import { expectAssignable, expectError, expectType } from 'tsd';
+import {
+  breaker,
+  breakerRegistry,
+  circuitBreaker,
+  fallback,
+  keyedBreaker,
+  pipe,
+  policy,
+  retry,
+  sreBreaker,
+  timeout,
+  type BreakerRegistry,
+  type BreakerState,
+  type CircuitBreaker,
+  type ExecutionContext,
+  type Permit,
+  type Policy,
+  type PolicyEvent,
+  type SreBreaker,
+} from '../../dist/index.js';
+
+interface User {
+  id: string;
+}
+declare const getUser: (ctx: ExecutionContext) => Promise<User>;
+
+expectType<Promise<User | null>>(pipe(timeout(100), retry(), breaker(), fallback(() => null)).execute(getUser));
+expectType<Promise<User>>(pipe(timeout(100), circuitBreaker({ strategy: 'errorRatio', threshold: 0.5 })).execute(getUser));
+expectType<Promise<number | 'stale'>>(policy().timeout(100).retry().breaker().fallback(() => 'stale' as const).execute(async () => 1));
+expectType<Promise<number>>(policy().circuitBreaker({ strategy: 'consecutiveFailures', threshold: 5 }).execute(async () => 1));
+expectType<Promise<number>>(policy().sreBreaker({ k: 2 }).execute(async () => 1));
+expectAssignable<Policy<never>>(breaker());
+expectAssignable<Policy<never>>(keyedBreaker((ctx) => ctx.meta.host ?? ''));
+
+expectType<SreBreaker>(sreBreaker());
+expectType<Permit>(breaker().allow());
+expectType<'closed' | 'open'>(breaker().state);
+expectType<BreakerState>(circuitBreaker({ strategy: 'errorCount' }).state);
+expectType<number>(circuitBreaker({ strategy: 'errorCount' }).stats().consecutiveFailures);
+expectType<number>(sreBreaker().stats().workingBuckets);
+expectType<BreakerRegistry<CircuitBreaker>>(breakerRegistry({ defaults: { strategy: 'errorRatio' } }));
+expectType<BreakerRegistry<SreBreaker>>(breakerRegistry());
+
+declare const event: PolicyEvent;
+if (event.type === 'stateChange') {
+  expectType<BreakerState>(event.to);
+  expectType<number | undefined>(event.figure);
+}
+if (event.type === 'forcePass') expectType<number>(event.dropRatio);
+
+expectError(breaker({ k: 'high' }));
+expectError(sreBreaker({ buckets: '40' }));
+expectError(circuitBreaker({ strategy: 'errorRatio', threshold: 'half' }));
+expectError(circuitBreaker({ strategy: 'errorRatio', slowCallMs: 100 }));
+expectError(circuitBreaker({ strategy: 'sometimes' }));
+expectError(circuitBreaker({ threshold: 0.5 }));
+expectError(circuitBreaker({ strategy: 'custom' }));
+expectError(policy().circuitBreaker({ strategy: 'errorRatio', threshold: 'half' }));
+expectError(policy().breaker({ k: 'high' }));

@@ -1,0 +1,57 @@
+import { Redis } from 'ioredis';
+import { expectAssignable, expectError, expectType } from 'tsd';
+import {
+  bulkhead,
+  idempotent,
+  leakyBucket,
+  memoryStore,
+  pipe,
+  policy,
+  rateLimiter,
+  slidingWindow,
+  timeout,
+  tokenBucket,
+  type IdempotencyStore,
+  type Policy,
+  type PolicyEvent,
+  type RateAlgorithm,
+} from '../../dist/index.js';
+import { redisStore, redisTokenBucket } from '../../dist/redis.js';
+
+interface Receipt {
+  id: string;
+}
+declare const charge: () => Promise<Receipt>;
+declare const redis: Redis;
+
+expectType<Promise<Receipt>>(idempotent().execute(charge, { key: 'order:1' }));
+expectType<Promise<Receipt>>(bulkhead({ limit: 2 }).execute(charge));
+expectType<Promise<Receipt>>(rateLimiter({ algorithm: tokenBucket({ rate: 10 }) }).execute(charge));
+expectType<Promise<Receipt>>(policy().timeout(100).idempotent().bulkhead({ limit: 1, queue: 5 }).rateLimiter({ algorithm: leakyBucket({ rate: 1 }) }).execute(charge));
+expectType<Promise<Receipt | null>>(policy().bulkhead({ limit: 1 }).fallback(() => null).execute(charge));
+expectType<Promise<Receipt>>(pipe(timeout(100), idempotent({ store: redisStore(redis, { prefix: 'p:' }) }), bulkhead({ limit: 4 })).execute(charge));
+expectAssignable<Policy<never>>(idempotent());
+expectAssignable<Policy<never>>(bulkhead({ limit: 1 }));
+expectAssignable<Policy<never>>(rateLimiter({ algorithm: slidingWindow({ limit: 1, windowMs: 1_000 }) }));
+expectAssignable<IdempotencyStore>(memoryStore());
+expectAssignable<IdempotencyStore>(redisStore(redis));
+expectAssignable<RateAlgorithm>(redisTokenBucket(redis, { key: 'k', rate: 5, burst: 2 }));
+
+declare const event: PolicyEvent;
+if (event.type === 'localFallback') expectType<boolean>(event.active);
+if (event.type === 'takeover') expectType<string>(event.token);
+if (event.type === 'queued') expectType<number>(event.queued);
+
+expectError(bulkhead({ limit: '2' }));
+expectError(bulkhead({ limit: 2, queue: 'none' }));
+expectError(bulkhead({}));
+expectError(tokenBucket({ rate: '5' }));
+expectError(leakyBucket({ rate: 1, size: 2 }));
+expectError(slidingWindow({ limit: 1 }));
+expectError(rateLimiter({ algorithm: 'tokenBucket' }));
+expectError(idempotent({ onInProgress: 'queue' }));
+expectError(idempotent({ leaseMs: '1s' }));
+expectError(idempotent({ store: {} }));
+expectError(policy().idempotent({ failOpen: 1 }));
+expectError(redisStore(redis, { prefix: 1 }));
+expectError(redisTokenBucket(redis, { rate: 1 }));
