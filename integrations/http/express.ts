@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PermitSource } from '../shared/permit.js';
-import { answerShed, HttpGuard, isShed, pathOf } from './guard.js';
+import type { AsyncPermitSource, Permit, ShedAnswer } from '../shared/permit.js';
+import { answerShed, HttpGuard, isShed, isThenable, pathOf } from './guard.js';
 import type { HttpGuardOptions } from './options.js';
 
 /** What the Express middleware reads of a request (Express's `Request` fits). */
@@ -31,14 +31,24 @@ export type ExpressLikeMiddleware = (req: ExpressLikeRequest, res: ServerRespons
  * app.get('/users/:id', protectExpress({ sourceFor: (key) => sreBreaker({ name: key }) }), getUser);
  * ```
  */
-export function protectExpress(options: HttpGuardOptions | PermitSource): ExpressLikeMiddleware {
+export function protectExpress(options: HttpGuardOptions | AsyncPermitSource): ExpressLikeMiddleware {
   const guard = new HttpGuard(options, 'protectExpress');
+  const serve = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void, admitted: Permit | ShedAnswer): void => {
+    if (isShed(admitted)) return answerShed(res, admitted);
+    if (res.destroyed || req.destroyed) return admitted.release();
+    guard.watch(admitted, res, () => false);
+    next();
+  };
   return (req, res, next) => {
     const pattern = req.route?.path;
     const route = typeof pattern === 'string' ? (req.baseUrl ?? '') + pattern : (req.baseUrl ?? '') + pathOf(req.url);
-    const admitted = guard.admit(req.method, route);
-    if (isShed(admitted)) return answerShed(res, admitted);
-    guard.watch(admitted, res, () => false);
-    next();
+    let admitted: ReturnType<HttpGuard['admit']>;
+    try {
+      admitted = guard.admit(req.method, route);
+    } catch (error) {
+      return next(error); // a failing source is Express's 500, not a crash
+    }
+    if (isThenable<Permit | ShedAnswer>(admitted)) admitted.then((a) => serve(req, res, next, a), next);
+    else serve(req, res, next, admitted);
   };
 }

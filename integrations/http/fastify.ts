@@ -1,6 +1,5 @@
-import type { PermitSource } from '../shared/permit.js';
-import { HttpGuard, isShed, pathOf } from './guard.js';
-import type { Permit } from '../shared/permit.js';
+import { HttpGuard, isShed, isThenable, pathOf } from './guard.js';
+import type { AsyncPermitSource, Permit, ShedAnswer } from '../shared/permit.js';
 import type { HttpGuardOptions } from './options.js';
 
 /** What the Fastify plugin reads of a request (Fastify's `FastifyRequest` fits). */
@@ -9,6 +8,8 @@ export interface FastifyLikeRequest {
   readonly url: string;
   /** The matched route; `url` is its pattern (`/users/:id`). */
   readonly routeOptions?: { readonly url?: string };
+  /** The node:http request underneath. */
+  readonly raw?: { readonly destroyed?: boolean };
 }
 
 /** What the Fastify plugin uses of a reply (Fastify's `FastifyReply` fits). */
@@ -47,18 +48,11 @@ export type FastifyLikePlugin = ((instance: FastifyLikeInstance, options: unknow
  * await app.register(protectFastify({ sourceFor: (key) => sreBreaker({ name: key }) }));
  * ```
  */
-export function protectFastify(options: HttpGuardOptions | PermitSource): FastifyLikePlugin {
+export function protectFastify(options: HttpGuardOptions | AsyncPermitSource): FastifyLikePlugin {
   const guard = new HttpGuard(options, 'protectFastify');
   const permits = new WeakMap<object, Permit>();
   const plugin = (instance: FastifyLikeInstance, _options: unknown, done: (error?: Error) => void): void => {
-    instance.addHook('onRequest', (request: FastifyLikeRequest, reply: FastifyLikeReply, next: (error?: unknown) => void) => {
-      let admitted;
-      try {
-        admitted = guard.admit(request.method, request.routeOptions?.url ?? pathOf(request.url));
-      } catch (error) {
-        next(error); // a failing source is Fastify's 500, not a crash
-        return;
-      }
+    const serve = (request: FastifyLikeRequest, reply: FastifyLikeReply, next: (error?: unknown) => void, admitted: Permit | ShedAnswer): void => {
       if (isShed(admitted)) {
         reply
           .code(admitted.status)
@@ -66,8 +60,21 @@ export function protectFastify(options: HttpGuardOptions | PermitSource): Fastif
           .send(admitted.status === 429 ? 'Too Many Requests' : 'Service Unavailable');
         return;
       }
-      permits.set(request, admitted);
+      // Admission took time and the client has gone meanwhile: free the slot at once.
+      if (request.raw?.destroyed === true) admitted.release();
+      else permits.set(request, admitted);
       next();
+    };
+    instance.addHook('onRequest', (request: FastifyLikeRequest, reply: FastifyLikeReply, next: (error?: unknown) => void) => {
+      let admitted: ReturnType<HttpGuard['admit']>;
+      try {
+        admitted = guard.admit(request.method, request.routeOptions?.url ?? pathOf(request.url));
+      } catch (error) {
+        next(error); // a failing source is Fastify's 500, not a crash
+        return;
+      }
+      if (isThenable<Permit | ShedAnswer>(admitted)) admitted.then((a) => serve(request, reply, next, a), next);
+      else serve(request, reply, next, admitted);
     });
     instance.addHook('onResponse', (request: FastifyLikeRequest, reply: FastifyLikeReply, next: () => void) => {
       const permit = permits.get(request);

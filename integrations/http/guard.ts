@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { parseOptions } from '../../lib/options.js';
-import { KeyedSources, shedAnswer, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
+import { isThenable, KeyedSources, shedAnswer, type AsyncPermitSource, type Permit, type ShedAnswer } from '../shared/permit.js';
 import { HttpGuardOptionsSchema, type HttpGuardOptions } from './options.js';
 
 const failureByDefault = (status: number): boolean => status >= 500;
@@ -13,12 +13,12 @@ const failureByDefault = (status: number): boolean => status >= 500;
 export class HttpGuard {
   /** Told when a handler throws. */
   readonly onError: (error: unknown) => void;
-  private readonly single: PermitSource | undefined;
-  private readonly keyed: KeyedSources | undefined;
+  private readonly single: AsyncPermitSource | undefined;
+  private readonly keyed: KeyedSources<AsyncPermitSource> | undefined;
   private readonly isFailure: (status: number) => boolean;
   private readonly retryAfterMs: number;
 
-  constructor(options: HttpGuardOptions | PermitSource, entry: string) {
+  constructor(options: HttpGuardOptions | AsyncPermitSource, entry: string) {
     const o = parseOptions(HttpGuardOptionsSchema, 'allow' in options ? { source: options } : options, entry);
     this.single = o.source;
     this.keyed = o.sourceFor === undefined ? undefined : new KeyedSources(o.sourceFor, o.maxKeys);
@@ -27,16 +27,27 @@ export class HttpGuard {
     this.onError = o.onError ?? ((error) => console.error('breakwater/http: handler failed', error));
   }
 
-  /** A permit for a call of `method` on `route`, or how to answer when it is shed. */
-  admit(method: string | undefined, route: string): Permit | ShedAnswer {
+  /**
+   * A permit for a call of `method` on `route`, or how to answer when it is
+   * shed; a promise of either when the source takes time. Throws (or
+   * rejects) when the source fails with anything but a shedding rejection.
+   */
+  admit(method: string | undefined, route: string): Permit | ShedAnswer | Promise<Permit | ShedAnswer> {
     const source = this.single ?? this.keyed!.get(`${method ?? 'GET'}://${route}`);
+    let permit: Permit | PromiseLike<Permit>;
     try {
-      return source.allow();
+      permit = source.allow();
     } catch (error) {
-      const answer = shedAnswer(error, this.retryAfterMs);
-      if (answer === undefined) throw error;
-      return answer;
+      return this.shed(error);
     }
+    if (!isThenable<Permit>(permit)) return permit;
+    return Promise.resolve(permit).then(undefined, (error: unknown) => this.shed(error));
+  }
+
+  private shed(error: unknown): ShedAnswer {
+    const answer = shedAnswer(error, this.retryAfterMs);
+    if (answer === undefined) throw error;
+    return answer;
   }
 
   /** Settles `permit` with a final status. */
@@ -77,3 +88,5 @@ export function pathOf(url: string | undefined): string {
   const q = url.indexOf('?');
   return q < 0 ? url : url.slice(0, q);
 }
+
+export { isThenable };

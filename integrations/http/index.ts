@@ -13,4 +13,5 @@ export {
   type FastifyLikeRequest,
 } from './fastify.js';
 export { HttpGuardOptionsSchema, type HttpGuardOptions } from './options.js';
-export { shedAnswer, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
+export { shedAnswer, type AsyncPermitSource, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
+export { policySource } from '../shared/policy-source.js';

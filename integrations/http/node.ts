@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PermitSource } from '../shared/permit.js';
-import { answerShed, HttpGuard, isShed, pathOf } from './guard.js';
+import type { AsyncPermitSource, Permit, ShedAnswer } from '../shared/permit.js';
+import { answerShed, HttpGuard, isShed, isThenable, pathOf } from './guard.js';
 import type { HttpGuardOptions } from './options.js';
 
 /** A node:http request handler, sync or async. */
@@ -27,21 +27,20 @@ export type NodeHandler<Req extends IncomingMessage = IncomingMessage, Res exten
  */
 export function protectHandler<Req extends IncomingMessage, Res extends ServerResponse>(
   handler: NodeHandler<Req, Res>,
-  options: HttpGuardOptions | PermitSource,
+  options: HttpGuardOptions | AsyncPermitSource,
 ): NodeHandler<Req, Res> {
   const guard = new HttpGuard(options, 'protectHandler');
-  return (req, res) => {
-    let admitted;
-    try {
-      admitted = guard.admit(req.method, pathOf(req.url));
-    } catch (error) {
-      // A source that fails (not sheds) is a bug: answer 500 rather than crash the server.
-      guard.onError(error);
-      res.statusCode = 500;
-      res.end();
-      return undefined;
-    }
+  const sourceFailed = (res: ServerResponse, error: unknown): void => {
+    // A source that fails (not sheds) is a bug: answer 500 rather than crash the server.
+    guard.onError(error);
+    if (res.headersSent || res.destroyed) return;
+    res.statusCode = 500;
+    res.end();
+  };
+  const serve = (req: Req, res: Res, admitted: Permit | ShedAnswer): void => {
     if (isShed(admitted)) return answerShed(res, admitted);
+    // Admission took time and the client has gone meanwhile: nothing to run.
+    if (res.destroyed || req.destroyed) return admitted.release();
     let threw = false;
     guard.watch(admitted, res, () => threw);
     const fail = (error: unknown): void => {
@@ -54,12 +53,24 @@ export function protectHandler<Req extends IncomingMessage, Res extends ServerRe
     };
     try {
       const out = handler(req, res);
-      if (out !== null && typeof out === 'object' && typeof (out as PromiseLike<unknown>).then === 'function') {
-        (out as PromiseLike<unknown>).then(undefined, fail);
-      }
+      if (isThenable(out)) out.then(undefined, fail);
     } catch (error) {
       fail(error);
     }
+  };
+  return (req, res) => {
+    let admitted: ReturnType<HttpGuard['admit']>;
+    try {
+      admitted = guard.admit(req.method, pathOf(req.url));
+    } catch (error) {
+      return sourceFailed(res, error);
+    }
+    if (isThenable<Permit | ShedAnswer>(admitted)) {
+      admitted.then(
+        (a) => serve(req, res, a),
+        (error: unknown) => sourceFailed(res, error),
+      );
+    } else serve(req, res, admitted);
     return undefined;
   };
 }

@@ -1,17 +1,20 @@
 import { z } from 'zod';
 import { fnSchema, nonNegativeMs } from '../../lib/options.js';
-import { isPermitSource, type PermitSource } from '../shared/permit.js';
+import { isPermitSource, type AsyncPermitSource } from '../shared/permit.js';
 
 /** Options of the HTTP guards ({@link protectHandler}, {@link protectExpress}, {@link protectFastify}). */
 export const HttpGuardOptionsSchema = z
   .object({
-    /** One breaker, limiter or shedder in front of every route. Give this or `sourceFor`. */
-    source: z.custom<PermitSource>(isPermitSource, { message: 'expected a permit source (an object with allow())' }).optional(),
+    /**
+     * One breaker or shedder in front of every route (a limiter or bulkhead through `policySource`). Give this or
+     * `sourceFor`.
+     */
+    source: z.custom<AsyncPermitSource>(isPermitSource, { message: 'expected a permit source (an object with allow())' }).optional(),
     /**
      * Makes the source for a route key (`GET://users/:id`) on its first call: one breaker per route, as go-zero's
      * breaker handler. Give this or `source`.
      */
-    sourceFor: fnSchema<(key: string) => PermitSource>().optional(),
+    sourceFor: fnSchema<(key: string) => AsyncPermitSource>().optional(),
     /**
      * Most route keys kept; calls with further keys share the source of key `'*'`.
      * @defaultValue 1000

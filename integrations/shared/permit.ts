@@ -32,13 +32,36 @@ export interface PermitSource {
 }
 
 /**
+ * A permit source that may take time to admit a call (a bulkhead's queue, a
+ * rate limiter shared through Redis): `allow()` returns a permit or a promise
+ * of one, and rejects or throws a shedding rejection to shed. The HTTP guards
+ * take these; the gRPC interceptors need a synchronous {@link PermitSource}.
+ *
+ * @example
+ * ```ts
+ * const source: AsyncPermitSource = policySource(bulkhead({ limit: 10, queue: 20 }));
+ * ```
+ */
+export interface AsyncPermitSource {
+  /** Names the source in logs and errors. */
+  readonly name: string;
+  /** Admits a call (now or later), or throws / rejects with a shedding rejection. */
+  allow(): Permit | PromiseLike<Permit>;
+}
+
+/** True for a thenable. */
+export function isThenable<T>(value: unknown): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<T>).then === 'function';
+}
+
+/**
  * True for an object with an `allow()` method.
  * @example
  * ```ts
  * if (isPermitSource(breaker)) protectHandler(handler, breaker);
  * ```
  */
-export function isPermitSource(value: unknown): value is PermitSource {
+export function isPermitSource(value: unknown): value is PermitSource & AsyncPermitSource {
   return typeof value === 'object' && value !== null && typeof (value as PermitSource).allow === 'function';
 }
 
@@ -71,17 +94,17 @@ export function shedAnswer(error: unknown, defaultRetryAfterMs: number): ShedAns
  * At most `maxKeys` are kept; calls with further keys share the source of the
  * key `overflowKey`, so an unbounded key space cannot grow memory.
  */
-export class KeyedSources {
-  private readonly sources = new Map<string, PermitSource>();
+export class KeyedSources<S extends AsyncPermitSource = PermitSource> {
+  private readonly sources = new Map<string, S>();
 
   constructor(
-    private readonly factory: (key: string) => PermitSource,
+    private readonly factory: (key: string) => S,
     private readonly maxKeys: number,
     private readonly overflowKey = '*',
   ) {}
 
   /** The source for `key`. */
-  get(key: string): PermitSource {
+  get(key: string): S {
     let source = this.sources.get(key);
     if (source !== undefined) return source;
     if (this.sources.size >= this.maxKeys) {
