@@ -1,11 +1,13 @@
 import { pipe } from '../../../lib/pipe.js';
+import type { Policy } from '../../../lib/policy.js';
 import { TestClock } from '../../../lib/testing.js';
 import { constant, retry } from '../../../policies/retry/index.js';
 import { TestBreaker } from './test-breaker.js';
 import { work } from './clock-work.js';
 
 /**
- * A breaker (opens on the 2nd failure in a row, 1 s open) inside a retry
+ * A breaker (opens on the 2nd failure in a row, 1 s open; the test double unless
+ * `makeBreaker` gives another) inside a retry
  * (2 attempts, 100 ms apart), on a TestClock, and a script of six calls:
  *
  * 1. 50 ms, success; 2. 50 ms, success;
@@ -17,9 +19,11 @@ import { work } from './clock-work.js';
  * Breaker: success 4, failure 3, rejected 1; durations 50+50+20+30+10+10+40 ms.
  * Retry: success 4 (50, 50, 150, 40 ms), failure 1 (120 ms), rejected 1; 2 retries.
  */
-export function scriptedTraffic() {
+export function scriptedTraffic<B extends Policy<never> & { readonly state: string }>(
+  makeBreaker: (clock: TestClock) => B = (clock) => new TestBreaker({ name: 'payments', failures: 2, openMs: 1_000, clock }) as never,
+) {
   const clock = new TestClock(1_000_000);
-  const breaker = new TestBreaker({ name: 'payments', failures: 2, openMs: 1_000, clock });
+  const breaker = makeBreaker(clock);
   const pipeline = pipe(breaker, retry({ name: 'payments-retry', maxAttempts: 2, backoff: constant(100), clock }));
   const boom = new Error('boom');
   const call = async (...steps: Array<[number, boolean]>): Promise<unknown> => {

@@ -6,6 +6,8 @@ import { TestClock } from '../../../lib/testing.js';
 import { logEvents, type EventLogger } from '../../../integrations/log/index.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
+import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
+import { sreBreaker } from '../../../policies/sre-breaker/index.js';
 
 interface Entry {
   level: 'info' | 'warn' | 'error';
@@ -43,6 +45,30 @@ describe('logEvents', () => {
     expect((giveUp['err'] as Error).message).toBe('boom');
     expect(logger.entries[4]!.obj).toMatchObject({ event: 'rejected', state: 'open', retryAfterMs: 1_000 });
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('logs the real circuitBreaker and sreBreaker transitions', async () => {
+    const { clock, pipeline, run } = scriptedTraffic((c) =>
+      circuitBreaker({ name: 'payments', strategy: 'consecutiveFailures', threshold: 2, openMs: 1_000, clock: c }),
+    );
+    const logger = fakeLogger(clock);
+    logEvents(pipeline, logger, { clock, rateLimitMs: 0 });
+    await run();
+    const transitions = logger.entries.filter((e) => e.obj['event'] === 'stateChange').map((e) => [e.level, e.msg]);
+    expect(transitions).toEqual([
+      ['warn', 'payments: breaker closed -> open (threshold 2)'],
+      ['info', 'payments: breaker open -> half-open'],
+      ['info', 'payments: breaker half-open -> closed (probesSucceeded 1)'],
+    ]);
+    expect(logger.entries.find((e) => e.obj['event'] === 'rejected')?.msg).toBe('payments: call rejected (open)');
+
+    const sreClock = new TestClock(1_000_000);
+    const sre = sreBreaker({ name: 'sre', clock: sreClock, random: () => 0, protection: 1 });
+    const sreLog = fakeLogger(sreClock);
+    logEvents(sre, sreLog, { clock: sreClock, rateLimitMs: 0 });
+    for (let i = 0; i < 4; i++) await sre.execute(() => Promise.reject(new Error('down'))).catch(() => {});
+    expect(sreLog.entries[0]?.level).toBe('warn');
+    expect(sreLog.entries[0]?.msg).toMatch(/^sre: breaker closed -> open \(dropRatio 0\.\d+\)$/);
   });
 
   it('rate-limits per policy and kind, then writes the last suppressed line with its count', async () => {

@@ -4,6 +4,7 @@ import { ConfigError } from '../../../lib/errors.js';
 import { EventSource } from '../../../lib/events.js';
 import { registerMetrics } from '../../../integrations/prometheus/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
+import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
 
 type Json = MetricObjectWithValues<MetricValue<string>>;
@@ -62,6 +63,31 @@ describe('registerMetrics (prometheus)', () => {
     expect(text).toContain('breakwater_calls_total{policy="payments",result="failure"} 3');
     expect(text).toContain('breakwater_retries_total{policy="payments-retry"} 2');
     expect(text).toContain('# TYPE breakwater_call_duration_seconds histogram');
+  });
+
+  it('publishes the same figures for the real circuitBreaker', async () => {
+    const { breaker, pipeline, run } = scriptedTraffic((clock) =>
+      circuitBreaker({ name: 'payments', strategy: 'consecutiveFailures', threshold: 2, openMs: 1_000, clock }),
+    );
+    const registry = new Registry();
+    registerMetrics(pipeline, { registry, gobreakerAliases: true });
+    let stateWhileOpen: number | undefined;
+    await run(async () => {
+      stateWhileOpen = value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' });
+    });
+    expect(stateWhileOpen).toBe(1);
+    expect(breaker.state).toBe('closed');
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(0);
+    const calls = await metric(registry, 'breakwater_calls_total');
+    const byResult = (policy: string) =>
+      Object.fromEntries(calls!.values.filter((v) => v.labels.policy === policy).map((v) => [v.labels.result, v.value]));
+    expect(byResult('payments')).toEqual({ success: 4, failure: 3, rejected: 1 });
+    expect(byResult('payments-retry')).toEqual({ success: 4, failure: 1, rejected: 1 });
+    expect(value(await metric(registry, 'breakwater_retries_total'), { policy: 'payments-retry' })).toBe(2);
+    const duration = await metric(registry, 'breakwater_call_duration_seconds');
+    const sum = duration!.values.find((v) => v.labels.policy === 'payments' && (v as { metricName?: string }).metricName === 'breakwater_call_duration_seconds_sum');
+    expect(sum?.value).toBeCloseTo(0.21, 10);
+    expect(value(await metric(registry, 'gobreaker_state'), { name: 'payments' })).toBe(0);
   });
 
   it('shows half-open while the probe runs', async () => {
