@@ -39,7 +39,11 @@ class PolicyPermit implements Permit {
   }
 
   release(): void {
-    this.ctrl.abort(new Error('released'));
+    const reason = new Error('released');
+    // Abort first, so the policies see the caller's own cancellation (recorded as nothing); then end
+    // the operation, so a bulkhead frees the slot it holds until the operation settles.
+    this.ctrl.abort(reason);
+    this.fail?.(reason);
   }
 }
 

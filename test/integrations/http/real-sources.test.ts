@@ -95,6 +95,28 @@ describe('the HTTP guards with breakwater policies', () => {
     await until(() => pool.executing === 0);
   });
 
+  it('bulkhead through policySource: clients that go away free their slot, running or queued', async () => {
+    const pool = bulkhead({ name: 'pool', limit: 1, queue: 1 });
+    let arrivals = 0;
+    let socketsClosed = 0;
+    const http = createServer(protectHandler(() => void arrivals++, policySource(pool)));
+    http.on('connection', (socket) => socket.on('close', () => socketsClosed++));
+    server = await listen(http);
+    const running = new AbortController();
+    const queued = new AbortController();
+    const a = fetch(server.url, { signal: running.signal }).catch(() => 'gone');
+    await until(() => arrivals === 1);
+    const b = fetch(server.url, { signal: queued.signal }).catch(() => 'gone');
+    await until(() => pool.queued === 1);
+    queued.abort();
+    expect(await b).toBe('gone');
+    await until(() => socketsClosed === 1); // the server has seen the queued client go
+    running.abort(); // the running call's client goes: its slot frees, the queued one's turn comes and is released at once
+    expect(await a).toBe('gone');
+    await until(() => pool.executing === 0 && pool.queued === 0);
+    expect(arrivals).toBe(1);
+  });
+
   it('loadShedder: a synchronous source of its own', async () => {
     const shedder = loadShedder({ name: 'cpu' });
     server = await listen(createServer(protectHandler((_req, res) => res.end('ok'), shedder)));
