@@ -4,6 +4,11 @@ import express from 'express';
 import Fastify from 'fastify';
 import type { Interceptor, ServerInterceptor } from '@grpc/grpc-js';
 import {
+  bulkhead,
+  circuitBreaker,
+  rateLimiter,
+  sreBreaker,
+  tokenBucket,
   fallback,
   logEvents,
   pipe,
@@ -17,7 +22,7 @@ import {
 } from '../../dist/index.js';
 import { registerMetrics } from '../../dist/prometheus.js';
 import { registerOtelMetrics } from '../../dist/otel.js';
-import { protectExpress, protectFastify, protectHandler, type PermitSource } from '../../dist/http.js';
+import { policySource, protectExpress, protectFastify, protectHandler, type AsyncPermitSource, type PermitSource } from '../../dist/http.js';
 import { clientInterceptor, serverInterceptor } from '../../dist/grpc.js';
 
 // resilientFetch keeps what the policy may answer instead of a Response
@@ -52,3 +57,10 @@ expectError(protectHandler(() => {}, { source, retryAfterMs: '1' }));
 expectAssignable<Interceptor>(clientInterceptor({ target: 'users:50051', source }));
 expectAssignable<ServerInterceptor>(serverInterceptor({ sourceFor: () => source }));
 expectError(clientInterceptor({ source }));
+
+// breakwater's own breakers and shedders are permit sources; any policy becomes one through policySource
+expectAssignable<PermitSource>(sreBreaker());
+expectAssignable<PermitSource>(circuitBreaker({ strategy: 'errorRatio' }));
+expectType<AsyncPermitSource>(policySource(rateLimiter({ algorithm: tokenBucket({ rate: 10 }) })));
+protectHandler(() => {}, policySource(bulkhead({ limit: 2 })));
+expectError(clientInterceptor({ target: 't', source: policySource(bulkhead({ limit: 2 })) }));
