@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { LabResults } from './run.js';
 import { markdownTables } from './table.js';
 
@@ -6,11 +6,9 @@ import { markdownTables } from './table.js';
 export const START = '<!-- lab-table:start -->';
 export const END = '<!-- lab-table:end -->';
 
-/** The docs file holding the markers: docs/strategies.md, or the stub docs/lab-table.md until it exists. */
+/** The docs file holding the markers: docs/strategies.md, section "What the lab measured". */
 export function docsFile(root = '.'): string {
-  const strategies = `${root}/docs/strategies.md`;
-  if (existsSync(strategies) && readFileSync(strategies, 'utf8').includes(START)) return strategies;
-  return `${root}/docs/lab-table.md`;
+  return `${root}/docs/strategies.md`;
 }
 
 /** The text between the markers of `doc`, or undefined when it has none. */
