@@ -35,7 +35,7 @@ describe('the lab at the default seed', async () => {
   it('gives byte-identical results.json for the same seed', async () => {
     const again = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seed: 1, durationMs: 180_000 });
     expect(toJson(again)).toBe(toJson(hard));
-  });
+  }, 120_000);
 
   it('hard outage: baseline fails during the fault while standard answers', () => {
     expect(find(hard, 'baseline', 'hardOutage').figures.realSuccessDuringFault).toBeLessThan(0.1);
