@@ -1,0 +1,106 @@
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+import { allBlocks, type DocBlock } from './blocks.js';
+import { packedProject } from './packed.js';
+
+// Every ```ts block of README.md and docs/*.md is type-checked (strict) against
+// the npm-packed package installed in a fresh project, then run by `node`.
+// Info strings: ```ts no-run (type-check only), ```ts fragment (neither),
+// ```ts redis (runs with REDIS_URL of a real redis-server; implied by an import
+// of ioredis or breakwater/redis).
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const RUN_TIMEOUT_MS = 20_000;
+const blocks = allBlocks(ROOT);
+const fileOf = (b: DocBlock): string => `${b.file.replace(/[^a-z0-9]+/gi, '-')}-${b.line}.mts`;
+
+const COMPILER: ts.CompilerOptions = {
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  target: ts.ScriptTarget.ES2022,
+  lib: ['lib.es2022.d.ts'],
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  types: ['node'],
+  skipLibCheck: true,
+  noEmit: true,
+};
+
+let project = '';
+const diagnostics = new Map<string, string[]>();
+
+beforeAll(() => {
+  project = packedProject(ROOT);
+  const files = blocks.filter((b) => b.mode !== 'fragment').map((b) => join(project, fileOf(b)));
+  for (const b of blocks) {
+    if (b.mode === 'fragment') continue;
+    writeFileSync(join(project, fileOf(b)), b.code);
+    const js = ts.transpileModule(b.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    writeFileSync(join(project, fileOf(b).replace(/\.mts$/, '.mjs')), js.outputText);
+  }
+  const program = ts.createProgram(files, COMPILER);
+  for (const d of ts.getPreEmitDiagnostics(program)) {
+    const name = d.file === undefined ? '(global)' : d.file.fileName.slice(project.length + 1);
+    const where = d.file !== undefined && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
+    const text = `${where === undefined ? '' : `line ${where.line + 1}: `}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    diagnostics.set(name, [...(diagnostics.get(name) ?? []), text]);
+  }
+}, 120_000);
+
+afterAll(() => {
+  if (project !== '') rmSync(project, { recursive: true, force: true });
+});
+
+function run(b: DocBlock, env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  const file = join(project, fileOf(b).replace(/\.mts$/, '.mjs'));
+  return new Promise((done) => {
+    execFile(process.execPath, [file], { cwd: project, timeout: RUN_TIMEOUT_MS, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+      done({ code, out: `${stdout}${stderr}${error?.killed === true ? `\nkilled after ${RUN_TIMEOUT_MS} ms` : ''}` });
+    });
+  });
+}
+
+function check(b: DocBlock): void {
+  expect(diagnostics.get('(global)') ?? [], 'global type errors').toEqual([]);
+  expect(diagnostics.get(fileOf(b)) ?? [], `type errors in ${b.file}:${b.line}`).toEqual([]);
+}
+
+const title = (b: DocBlock): string => `${b.file}:${b.line}${b.mode === 'run' ? '' : ` (${b.mode})`}`;
+
+describe('doc examples (packed package, fresh project)', () => {
+  it('finds the README example and the getting-started examples', () => {
+    expect(blocks.some((b) => b.file === 'README.md' && b.mode === 'run')).toBe(true);
+    expect(blocks.some((b) => b.file === join('docs', 'getting-started.md') && b.mode === 'run')).toBe(true);
+  });
+
+  for (const b of blocks.filter((x) => !x.redis)) {
+    it.skipIf(b.mode === 'fragment')(title(b), async () => {
+      check(b);
+      if (b.mode !== 'run') return;
+      const r = await run(b);
+      expect(r.code, r.out).toBe(0);
+    }, RUN_TIMEOUT_MS + 10_000);
+  }
+});
+
+describeRedis('doc examples that need Redis', () => {
+  let server: RedisServer | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(() => server?.dispose());
+
+  for (const b of blocks.filter((x) => x.redis)) {
+    it.skipIf(b.mode === 'fragment')(title(b), async () => {
+      check(b);
+      if (b.mode !== 'run') return;
+      const r = await run(b, { REDIS_URL: server!.url });
+      expect(r.code, r.out).toBe(0);
+    }, RUN_TIMEOUT_MS + 10_000);
+  }
+});
