@@ -85,6 +85,7 @@ describe('doc examples (packed package, fresh project)', () => {
       check(b);
       if (b.mode !== 'run') return;
       const r = await run(b);
+      if (process.env.BREAKWATER_DOCS_SHOW === '1') process.stdout.write(`--- ${title(b)}\n${r.out}`);
       expect(r.code, r.out).toBe(0);
     }, RUN_TIMEOUT_MS + 10_000);
   }
