@@ -82,3 +82,4 @@ export * from '../policies/breaker-registry/index.js';
 export * from '../policies/bulkhead/index.js';
 export * from '../policies/rate-limiter/index.js';
 export * from '../policies/idempotent/index.js';
+export * from './strategies/index.js';

@@ -8,23 +8,56 @@ import { Pipeline } from '../pipe.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../policy.js';
 import { buildEntry, reconfigureEntry, type EntryConfig } from './entries.js';
 import { Resolver, type BuildEnv, type Handlers } from './resolve.js';
-import { PipelineConfigSchema } from './schema.js';
+import { expand } from '../strategies/expand.js';
+import { StrategyConfigSchema } from '../strategies/schemas.js';
+import { PolicyConfigSchema } from './entries.js';
+import { PoliciesConfigSchema } from './schema.js';
 import type { ConfigAnswer } from './types.js';
 
 interface Parsed {
   readonly name: string | undefined;
+  /** The strategy the entries were written out from, if any. */
+  readonly strategy: string | undefined;
   readonly entries: readonly EntryConfig[];
   readonly paths: readonly string[];
+  /** Handlers the strategy adds to the user's. */
+  readonly extra: Handlers;
+  readonly bind: ((policies: readonly Policy<unknown>[]) => void) | undefined;
 }
 
 function parse(config: unknown): Parsed {
-  const r = PipelineConfigSchema.safeParse(config);
+  if (typeof config === 'object' && config !== null && 'strategy' in config) return parseStrategy(config);
+  const r = PoliciesConfigSchema.safeParse(config);
   if (!r.success) throw new ConfigError('config', toConfigIssues(r.error));
-  return { name: r.data.name, entries: r.data.policies, paths: r.data.policies.map((_, i) => `policies[${i}]`) };
+  const entries = r.data.policies;
+  return { name: r.data.name, strategy: undefined, entries, paths: entries.map((_, i) => `policies[${i}]`), extra: {}, bind: undefined };
+}
+
+function parseStrategy(config: object): Parsed {
+  const r = StrategyConfigSchema.safeParse(config);
+  if (!r.success) throw new ConfigError('config', toConfigIssues(r.error));
+  const expansion = expand(r.data);
+  const entries: EntryConfig[] = [];
+  const issues: ConfigIssue[] = [];
+  for (const { entry, source } of expansion.entries) {
+    // The written-out entries are checked too: cross-field rules of a policy surface under the strategy option.
+    const e = PolicyConfigSchema.safeParse(entry);
+    if (e.success) entries.push(e.data);
+    else for (const issue of toConfigIssues(e.error)) issues.push({ path: issue.path ? `${source}.${issue.path}` : source, message: issue.message });
+  }
+  if (issues.length > 0) throw new ConfigError('config', issues);
+  return {
+    name: r.data.name,
+    strategy: r.data.strategy,
+    entries,
+    paths: expansion.entries.map((x) => x.source),
+    extra: expansion.handlers,
+    bind: expansion.bind,
+  };
 }
 
 function build(parsed: Parsed, handlers: Handlers, env: BuildEnv): Policy<unknown>[] {
-  const resolver = new Resolver(handlers, env);
+  const resolver = new Resolver({ ...handlers, ...parsed.extra }, env);
   const policies: Policy<unknown>[] = [];
   const issues: ConfigIssue[] = [];
   parsed.entries.forEach((entry, i) => {
@@ -38,10 +71,11 @@ function build(parsed: Parsed, handlers: Handlers, env: BuildEnv): Policy<unknow
   });
   issues.push(...resolver.issues);
   if (issues.length > 0) throw new ConfigError('config', issues);
+  parsed.bind?.(policies);
   return policies;
 }
 
-const structureOf = (p: Parsed): string => p.entries.map((e) => e.type).join(' → ');
+const structureOf = (p: Parsed): string => (p.strategy ? `${p.strategy}: ` : '') + p.entries.map((e) => e.type).join(' → ');
 
 /**
  * A pipeline built from data. Given an Observable of configs it follows it:
@@ -70,7 +104,7 @@ export class ConfigPipeline<T> implements Policy<T> {
     private readonly env: BuildEnv,
   ) {
     this.current = parsed;
-    this.name = parsed.name ?? 'config';
+    this.name = parsed.name ?? parsed.strategy ?? 'config';
     this.pipeline = new Pipeline<T>(build(parsed, handlers, env), { name: this.name, clock: env.clock ?? systemClock });
     this.events$ = merge(this.pipeline.events$, this.configEvents.events$);
   }
@@ -108,7 +142,7 @@ export class ConfigPipeline<T> implements Policy<T> {
       this.reject('invalid', isConfigError(error) ? error.issues : [{ path: '', message: String(error) }]);
       return false;
     }
-    const resolver = new Resolver(this.handlers, this.env);
+    const resolver = new Resolver({ ...this.handlers, ...parsed.extra }, this.env);
     const policies = this.pipeline.policies;
     let applied = 0;
     try {
