@@ -55,7 +55,7 @@ beforeAll(() => {
 
 afterAll(() => {
   if (project !== '') rmSync(project, { recursive: true, force: true });
-});
+}, 60_000);
 
 function run(b: DocBlock, env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
   const file = join(project, fileOf(b).replace(/\.mts$/, '.mjs'));
@@ -80,8 +80,9 @@ describe('doc examples (packed package, fresh project)', () => {
     expect(blocks.some((b) => b.file === join('docs', 'getting-started.md') && b.mode === 'run')).toBe(true);
   });
 
+  // Each block is its own node process: run a few at once.
   for (const b of blocks.filter((x) => !x.redis)) {
-    it.skipIf(b.mode === 'fragment')(title(b), async () => {
+    (b.mode === 'fragment' ? it.skip : it.concurrent)(title(b), async () => {
       check(b);
       if (b.mode !== 'run') return;
       const r = await run(b);

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -19,11 +20,19 @@ function copyPackage(root: string, project: string, name: string): void {
   for (const dep of Object.keys(manifest(from).dependencies ?? {})) copyPackage(root, project, dep);
 }
 
+/** Links a tool the examples need but the package does not depend on (the type-checker's `@types/node`, the examples' ioredis). */
+function linkPackage(root: string, project: string, name: string): void {
+  const to = join(project, 'node_modules', name);
+  mkdirSync(dirname(to), { recursive: true });
+  symlinkSync(join(root, 'node_modules', name), to, 'dir');
+}
+
 /**
  * A fresh project in a temporary directory with the repository's `npm pack`
- * tarball installed as `node_modules/breakwater`, and rxjs, zod, ioredis and
- * `@types/node` copied from the repository's node_modules. The repository
- * must be built (`npm run build`).
+ * tarball installed as `node_modules/breakwater`, its dependencies (rxjs, zod)
+ * copied from the repository's node_modules (no network), and ioredis and
+ * `@types/node` linked for the examples. The repository must be built
+ * (`npm run build`).
  */
 export function packedProject(root: string): string {
   if (!existsSync(join(root, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` first');
@@ -37,9 +46,10 @@ export function packedProject(root: string): string {
   const pkg = join(project, 'node_modules', 'breakwater');
   mkdirSync(pkg, { recursive: true });
   execFileSync('tar', ['-xzf', join(project, filename), '-C', pkg, '--strip-components=1']);
-  const deps = ['rxjs', 'zod', 'ioredis', '@types/node'];
+  const deps = Object.keys(manifest(pkg).dependencies ?? {}); // rxjs, zod
   for (const dep of deps) copyPackage(root, project, dep);
-  const versions = Object.fromEntries(deps.map((d) => [d, manifest(join(project, 'node_modules', d)).version]));
+  for (const tool of ['ioredis', '@types/node']) linkPackage(root, project, tool);
+  const versions = Object.fromEntries([...deps, 'ioredis', '@types/node'].map((d) => [d, manifest(join(project, 'node_modules', d)).version]));
   writeFileSync(
     join(project, 'package.json'),
     JSON.stringify({ name: 'docs-examples', private: true, type: 'module', dependencies: { breakwater: `file:${filename}`, ...versions } }, null, 2),
