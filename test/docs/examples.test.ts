@@ -11,7 +11,9 @@ import { packedProject } from './packed.js';
 // the npm-packed package installed in a fresh project, then run by `node`.
 // Info strings: ```ts no-run (type-check only), ```ts fragment (neither),
 // ```ts redis (runs with REDIS_URL of a real redis-server; implied by an import
-// of ioredis or breakwater/redis).
+// of ioredis or breakwater/redis). A comment `//=> text` says what the block
+// prints: some line of its output must be `text` (anything after two spaces
+// and a parenthesis, `//=> 5  (the burst)`, is a remark).
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const RUN_TIMEOUT_MS = 20_000;
@@ -67,6 +69,16 @@ function run(b: DocBlock, env: Record<string, string> = {}): Promise<{ code: num
   });
 }
 
+/** The printed lines a block promises with `//=> text` comments. */
+function promised(b: DocBlock): string[] {
+  return [...b.code.matchAll(/\/\/=> ?(.*)$/gm)].map((m) => m[1]!.replace(/ {2}\(.*\)$/, '').trim());
+}
+
+function expectOutput(b: DocBlock, out: string): void {
+  const lines = out.split('\n').map((l) => l.trim());
+  for (const line of promised(b)) expect(lines, `${title(b)} should print ${JSON.stringify(line)}`).toContain(line);
+}
+
 function check(b: DocBlock): void {
   expect(diagnostics.get('(global)') ?? [], 'global type errors').toEqual([]);
   expect(diagnostics.get(fileOf(b)) ?? [], `type errors in ${b.file}:${b.line}`).toEqual([]);
@@ -88,6 +100,7 @@ describe('doc examples (packed package, fresh project)', () => {
       const r = await run(b);
       if (process.env.BREAKWATER_DOCS_SHOW === '1') process.stdout.write(`--- ${title(b)}\n${r.out}`);
       expect(r.code, r.out).toBe(0);
+      expectOutput(b, r.out);
     }, RUN_TIMEOUT_MS + 10_000);
   }
 });
@@ -106,6 +119,7 @@ if (redisBlocks.length > 0) describeRedis('doc examples that need Redis', () => 
       if (b.mode !== 'run') return;
       const r = await run(b, { REDIS_URL: server!.url });
       expect(r.code, r.out).toBe(0);
+      expectOutput(b, r.out);
     }, RUN_TIMEOUT_MS + 10_000);
   }
 });
