@@ -1,8 +1,18 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'lib/index.ts', testing: 'lib/testing.ts', sla: 'lib/sla.ts', redis: 'lib/redis/index.ts' },
-  external: ['ioredis'],
+  entry: {
+    index: 'lib/index.ts',
+    testing: 'lib/testing.ts',
+    sla: 'lib/sla.ts',
+    redis: 'lib/redis/index.ts',
+    prometheus: 'integrations/prometheus/index.ts',
+    otel: 'integrations/otel/index.ts',
+    http: 'integrations/http/index.ts',
+    grpc: 'integrations/grpc/index.ts',
+  },
+  // Optional peers: loaded only by the entry that needs them, never bundled.
+  external: ['ioredis', 'prom-client', '@opentelemetry/api', '@grpc/grpc-js', 'express', 'fastify'],
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

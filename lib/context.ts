@@ -53,7 +53,8 @@ export class Scope implements AbortListener, DeadlineEntry {
     if (parent !== undefined) {
       if (parent.aborted) {
         this.follow(parent);
-        return;
+        // After a cooperative abort a hard one may still come: stay linked for it.
+        if (!parent.cooperative) return;
       }
       parent.add(this);
     }

@@ -1,6 +1,7 @@
 import { isObservable, type Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../../lib/clock.js';
 import type { Policy } from '../../lib/policy.js';
+import { RollingWindow } from '../../lib/window.js';
 
 /** A live number: a constant, a function read on demand, an object with `value()`, or an `Observable` (its latest value). */
 export type SignalSource = number | (() => number) | { value(): number } | Observable<number>;
@@ -96,47 +97,25 @@ export function healthOf(policy: Pick<Policy<unknown>, 'events$'>, options: { wi
   };
 }
 
-/** Counts and sums of samples over a rolling window of `slices` slices. */
+/** Counts and sums of samples over a rolling window of `slices` slices (sums of whole numbers). */
 export class RollingCounter {
-  private readonly counts: Float64Array;
-  private readonly sums: Float64Array;
-  private readonly epochs: Float64Array;
-  private readonly sliceMs: number;
+  private readonly window: RollingWindow;
 
   constructor(
     readonly windowMs: number,
     slices: number,
   ) {
-    this.sliceMs = windowMs / slices;
-    this.counts = new Float64Array(slices);
-    this.sums = new Float64Array(slices);
-    this.epochs = new Float64Array(slices).fill(-Infinity);
+    this.window = new RollingWindow(slices, windowMs / slices, 0);
   }
 
-  /** Adds one sample of `value` at clock time `now`. */
+  /** Adds one sample of `value` (a whole number >= 0) at clock time `now`. */
   add(now: number, value = 1): void {
-    const epoch = Math.floor(now / this.sliceMs);
-    const n = this.counts.length;
-    const i = ((epoch % n) + n) % n;
-    if (this.epochs[i] !== epoch) {
-      this.epochs[i] = epoch;
-      this.counts[i] = 0;
-      this.sums[i] = 0;
-    }
-    this.counts[i]!++;
-    this.sums[i]! += value;
+    this.window.add(now, 1, value, 0);
   }
 
   /** Count and sum of the samples in the window at `now`. */
   totals(now: number): { count: number; sum: number } {
-    const oldest = Math.floor(now / this.sliceMs) - this.counts.length + 1;
-    let count = 0;
-    let sum = 0;
-    for (let s = 0; s < this.counts.length; s++) {
-      if (this.epochs[s]! < oldest) continue;
-      count += this.counts[s]!;
-      sum += this.sums[s]!;
-    }
-    return { count, sum };
+    this.window.read(now);
+    return { count: this.window.v0, sum: this.window.v1 };
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RollingHistogram } from '../../lib/histogram.js';
+import { RollingWindow } from '../../lib/window.js';
 import { intAtLeast, parseOptions, positiveMs, ratio } from '../../lib/options.js';
 import { sloRetryBudget } from '../../lib/sla.js';
 
@@ -41,45 +42,25 @@ export type TokenBudgetOptions = z.input<typeof TokenBudgetOptionsSchema>;
 const SLICES = 10;
 
 class TokenBudget implements RetryBudget {
-  private readonly calls = new Float64Array(SLICES);
-  private readonly retries = new Float64Array(SLICES);
-  private readonly epochs = new Float64Array(SLICES).fill(-Infinity);
-  private readonly sliceMs: number;
+  /** Per slice: calls (counter 0) and retries (counter 1). */
+  private readonly window: RollingWindow;
   private readonly floor: number;
 
   constructor(private readonly o: z.output<typeof TokenBudgetOptionsSchema>) {
-    this.sliceMs = o.windowMs / SLICES;
+    this.window = new RollingWindow(SLICES, o.windowMs / SLICES, 0);
     this.floor = (o.minPerSecond * o.windowMs) / 1_000;
   }
 
   onCall(now: number): void {
-    this.calls[this.slice(now)]!++;
+    this.window.add(now, 1, 0, 0);
   }
 
   tryRetry(now: number): boolean {
-    const current = this.slice(now);
-    const oldest = Math.floor(now / this.sliceMs) - SLICES + 1;
-    let calls = 0;
-    let retries = 0;
-    for (let s = 0; s < SLICES; s++) {
-      if (this.epochs[s]! < oldest) continue;
-      calls += this.calls[s]!;
-      retries += this.retries[s]!;
-    }
-    if (retries + 1 > this.o.ratio * calls + this.floor) return false;
-    this.retries[current]!++;
+    const w = this.window;
+    w.read(now);
+    if (w.v1 + 1 > this.o.ratio * w.v0 + this.floor) return false;
+    w.add(now, 0, 1, 0);
     return true;
-  }
-
-  private slice(now: number): number {
-    const epoch = Math.floor(now / this.sliceMs);
-    const i = ((epoch % SLICES) + SLICES) % SLICES;
-    if (this.epochs[i] !== epoch) {
-      this.epochs[i] = epoch;
-      this.calls[i] = 0;
-      this.retries[i] = 0;
-    }
-    return i;
   }
 }
 

@@ -17,6 +17,13 @@ const good: unknown[] = [
   { policies: [{ type: 'loadShedder', cpuThreshold: 0.8 }, { type: 'hedge', delayMs: 50, maxHedged: 2 }] },
   { policies: [{ type: 'chaos', latency: 100, injectionRate: 0.5 }, { type: 'cache', ttlMs: 1000, staleWhileRevalidateMs: 500 }] },
   { policies: [{ type: 'fallbackChain', handlers: ['a', 'b'] }] },
+  { policies: [{ type: 'circuitBreaker', strategy: 'slowCallRatio', slowCallMs: 200, threshold: 0.3 }, { type: 'keyedBreaker', metaKey: 'method' }] },
+  { policies: [{ type: 'bulkhead', limit: 10, queue: 5 }, { type: 'rateLimiter', algorithm: { kind: 'tokenBucket', rate: 100, burst: 10 } }] },
+  { policies: [{ type: 'idempotent', leaseMs: 5_000, onInProgress: 'reject' }] },
+  { strategy: 'standard', timeoutMs: 300, fallback: 'guest' },
+  { strategy: 'budgetedRetry', budget: { kind: 'slo', maxRetries: 2 } },
+  { strategy: 'errorCountTrip', defaultValue: { items: [] } },
+  { strategy: 'writeBehind', deliver: 'save', keyOf: 'byCustomer' },
 ];
 
 const bad: unknown[] = [
@@ -38,12 +45,23 @@ const bad: unknown[] = [
   { policies: [{ type: 'cache' }] },
   { name: '', policies: [] },
   { policies: [], extra: true },
+  { policies: [{ type: 'circuitBreaker', strategy: 'errorRatio', threshold: 1.5 }] },
+  { policies: [{ type: 'circuitBreaker', strategy: 'sometimes' }] },
+  { policies: [{ type: 'bulkhead', limit: 0 }] },
+  { strategy: 'standard' },
+  { strategy: 'standard', fallback: 'f', timeoutMs: 0 },
+  { strategy: 'teleport' },
+  { strategy: 'writeBehind' },
 ];
 
 /** Rules JSON Schema cannot express: zod refuses these, JSON Schema accepts them (listed in docs/config.md). */
 const zodOnly: unknown[] = [
   { policies: [{ type: 'retry', backoff: { kind: 'exponential', initial: 500, max: 100 } }] },
   { policies: [{ type: 'degrade', when: { decisionTree: { qpsHigh: 10, qpsMid: 20 } }, to: 'x' }] },
+  { policies: [{ type: 'sreBreaker', k: 1.05 }] },
+  { policies: [{ type: 'circuitBreaker', strategy: 'errorRatio', windowMs: 1_000, buckets: 3 }] },
+  { strategy: 'slowCallShield', timeoutMs: 100, slowCallMs: 200 },
+  { strategy: 'errorCountTrip' },
 ];
 
 describe('the JSON Schema (breakwater/schema.json)', () => {

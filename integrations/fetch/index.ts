@@ -1,0 +1,3 @@
+export { resilientFetch, type FetchLike, type ResilientFetch, type ResilientFetchOptions, type ResilientRequestInit } from './resilient-fetch.js';
+export { HttpStatusError, isHttpStatusError } from './http-status-error.js';
+export { parseRetryAfter } from './retry-after.js';

@@ -1,0 +1,14 @@
+/**
+ * Breaker interceptors for `@grpc/grpc-js` (an optional peer dependency), as go-zero registers on every client and server.
+ * @packageDocumentation
+ */
+export { clientInterceptor } from './client.js';
+export { serverInterceptor } from './server.js';
+export { FAILURE_CODES, isFailureCode, SHED_DETAILS } from './codes.js';
+export {
+  ClientInterceptorOptionsSchema,
+  ServerInterceptorOptionsSchema,
+  type ClientInterceptorOptions,
+  type ServerInterceptorOptions,
+} from './options.js';
+export type { Permit, PermitSource } from '../shared/permit.js';

@@ -1,0 +1,54 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AsyncPermitSource, Permit, ShedAnswer } from '../shared/permit.js';
+import { answerShed, HttpGuard, isShed, isThenable, pathOf } from './guard.js';
+import type { HttpGuardOptions } from './options.js';
+
+/** What the Express middleware reads of a request (Express's `Request` fits). */
+export type ExpressLikeRequest = IncomingMessage & {
+  /** The mount path of the router, in Express. */
+  readonly baseUrl?: string;
+  /** The route matched, when the middleware is mounted on a route. */
+  readonly route?: { readonly path?: unknown };
+};
+
+/** An Express-style middleware. */
+export type ExpressLikeMiddleware = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+/**
+ * Express middleware putting a breaker, limiter or shedder in front of the
+ * handlers after it. A shed call gets 503 (429 for a rate limit) with
+ * `Retry-After` and goes no further; otherwise the final status is judged when
+ * the response closes: < 500 a success, else a failure (a handler that throws
+ * is answered 500 by Express and so counts as a failure). With `sourceFor`,
+ * the key is `METHOD://` + the route pattern when the middleware is mounted on
+ * a route (`app.get('/users/:id', guard, handler)`), else the request path.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { protectExpress } from 'breakwater/http';
+ * const app = express();
+ * app.get('/users/:id', protectExpress({ sourceFor: (key) => sreBreaker({ name: key }) }), getUser);
+ * ```
+ */
+export function protectExpress(options: HttpGuardOptions | AsyncPermitSource): ExpressLikeMiddleware {
+  const guard = new HttpGuard(options, 'protectExpress');
+  const serve = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void, admitted: Permit | ShedAnswer): void => {
+    if (isShed(admitted)) return answerShed(res, admitted);
+    if (res.destroyed || req.destroyed) return admitted.release();
+    guard.watch(admitted, res, () => false);
+    next();
+  };
+  return (req, res, next) => {
+    const pattern = req.route?.path;
+    const route = typeof pattern === 'string' ? (req.baseUrl ?? '') + pattern : (req.baseUrl ?? '') + pathOf(req.url);
+    let admitted: ReturnType<HttpGuard['admit']>;
+    try {
+      admitted = guard.admit(req.method, route);
+    } catch (error) {
+      return next(error); // a failing source is Express's 500, not a crash
+    }
+    if (isThenable<Permit | ShedAnswer>(admitted)) admitted.then((a) => serve(req, res, next, a), next);
+    else serve(req, res, next, admitted);
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * Server-side protection for node:http, Express and Fastify: a breaker,
+ * limiter or shedder in front of handlers, answering 503 / 429 with `Retry-After`.
+ * @packageDocumentation
+ */
+export { protectHandler, type NodeHandler } from './node.js';
+export { protectExpress, type ExpressLikeMiddleware, type ExpressLikeRequest } from './express.js';
+export {
+  protectFastify,
+  type FastifyLikeInstance,
+  type FastifyLikePlugin,
+  type FastifyLikeReply,
+  type FastifyLikeRequest,
+} from './fastify.js';
+export { HttpGuardOptionsSchema, type HttpGuardOptions } from './options.js';
+export { shedAnswer, type AsyncPermitSource, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
+export { policySource } from '../shared/policy-source.js';

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { clockSchema, nonNegativeMs } from '../../lib/options.js';
+
+/** Options of {@link logEvents}. */
+export const LogEventsOptionsSchema = z
+  .object({
+    /**
+     * At most one line per policy and kind of event in this many milliseconds; the
+     * rest are counted, and the last of them is logged when the interval ends,
+     * with `suppressed` saying how many were not. 0 logs every event.
+     * @defaultValue 1000
+     */
+    rateLimitMs: nonNegativeMs.default(1_000),
+    /** @defaultValue the system clock */
+    clock: clockSchema.optional(),
+  })
+  .strict();
+
+/**
+ * Options of {@link logEvents}.
+ * @example
+ * ```ts
+ * logEvents(pipeline, pino(), { rateLimitMs: 5_000 });
+ * ```
+ */
+export type LogEventsOptions = z.input<typeof LogEventsOptionsSchema>;

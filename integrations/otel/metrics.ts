@@ -1,0 +1,71 @@
+import { metrics, type Attributes, type ObservableCallback } from '@opentelemetry/api';
+import { parseOptions } from '../../lib/options.js';
+import { DEFAULT_BUCKETS, watchFigures } from '../shared/figures.js';
+import { handleOf, type WatchHandle } from '../shared/handle.js';
+import type { Observed } from '../shared/observed.js';
+import { OtelOptionsSchema, type OtelOptions } from './options.js';
+
+/**
+ * Publishes a policy's or pipeline's figures as OpenTelemetry metrics, the
+ * same figures as `breakwater/prometheus` under OpenTelemetry names (a
+ * Prometheus exporter turns them back into the `breakwater_*` names):
+ *
+ * - `breakwater.breaker.state` observable gauge {policy}: 0 closed, 1 open, 2 half-open;
+ * - `breakwater.calls` counter {policy, result};
+ * - `breakwater.call.duration` histogram {policy}, unit `s` (shed calls are not recorded);
+ * - `breakwater.retries` counter {policy}.
+ *
+ * `dispose()` unsubscribes and stops reporting the breakers' states.
+ *
+ * @example
+ * ```ts
+ * import { metrics } from '@opentelemetry/api';
+ * import { registerOtelMetrics } from 'breakwater/otel';
+ * const handle = registerOtelMetrics(pipeline, { meter: metrics.getMeter('checkout') });
+ * ```
+ */
+export function registerOtelMetrics(target: Observed, options: OtelOptions = {}): WatchHandle {
+  const o = parseOptions(OtelOptionsSchema, options, 'otel');
+  const meter = o.meter ?? metrics.getMeter('breakwater');
+  const p = o.prefix;
+  const constant: Attributes = o.attributes;
+  const plain = Object.keys(constant).length === 0;
+  const attrs = (a: Attributes, key: string | undefined): Attributes => {
+    const withKey = o.perKey ? { ...a, key: key ?? '' } : a;
+    return plain ? withKey : { ...withKey, ...constant };
+  };
+
+  const state = meter.createObservableGauge(`${p}breaker.state`, { description: 'Breaker state: 0 closed, 1 open, 2 half-open.' });
+  const calls = meter.createCounter(`${p}calls`, {
+    description: 'Calls handled by a policy, by result: success, failure, rejected, timeout, fallback.',
+  });
+  const duration = meter.createHistogram(`${p}call.duration`, {
+    description: 'Time from a call entering a policy to its settling (shed calls excluded).',
+    unit: 's',
+    advice: { explicitBucketBoundaries: [...(o.buckets ?? DEFAULT_BUCKETS)] },
+  });
+  const retries = meter.createCounter(`${p}retries`, { description: 'Retries started by a retry policy.' });
+
+  const states = new Map<string, { policy: string; key: string | undefined; value: number }>();
+  const report: ObservableCallback = (result) => {
+    for (const s of states.values()) result.observe(s.value, attrs({ policy: s.policy }, s.key));
+  };
+  state.addCallback(report);
+
+  const sub = watchFigures(
+    target,
+    {
+      state: (policy, value, key) => void states.set(`${policy}\u0000${key ?? ''}`, { policy, key, value }),
+      call(policy, result, seconds, key) {
+        calls.add(1, attrs({ policy, result }, key));
+        if (seconds !== undefined) duration.record(seconds, attrs({ policy }, key));
+      },
+      retry: (policy, key) => retries.add(1, attrs({ policy }, key)),
+    },
+    o.perKey,
+  );
+  return handleOf(sub, () => {
+    state.removeCallback(report);
+    states.clear();
+  });
+}

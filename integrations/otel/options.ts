@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import type { Meter } from '@opentelemetry/api';
+
+/** Options of {@link registerOtelMetrics}. */
+export const OtelOptionsSchema = z
+  .object({
+    /**
+     * The meter to create the instruments on.
+     * @defaultValue `metrics.getMeter('breakwater')` from the global meter provider
+     */
+    meter: z
+      .custom<Meter>((v) => typeof v === 'object' && v !== null && typeof (v as Meter).createCounter === 'function', {
+        message: 'expected an OpenTelemetry Meter',
+      })
+      .optional(),
+    /**
+     * Namespace of every instrument name (`breakwater.calls`, ...).
+     * @defaultValue `'breakwater.'`
+     */
+    prefix: z.string().default('breakwater.'),
+    /**
+     * Constant attributes put on every data point (`{ service: 'checkout' }`); `policy`, `result` and `key` are taken.
+     * @defaultValue none
+     */
+    attributes: z
+      .record(
+        z.string().refine((k) => k !== 'policy' && k !== 'result' && k !== 'key', { message: 'expected a free attribute name' }),
+        z.string(),
+      )
+      .default({}),
+    /**
+     * Advised bucket bounds (seconds) of the duration histogram, increasing.
+     * @defaultValue 5 ms to 10 s, as the Prometheus entry
+     */
+    buckets: z
+      .array(z.number().positive().finite())
+      .min(1)
+      .refine((b) => b.every((v, i) => i === 0 || v > b[i - 1]!), { message: 'expected increasing bucket bounds' })
+      .optional(),
+    /**
+     * Adds a `key` attribute from events that carry one (keyed breakers); off by default to keep cardinality bounded.
+     * @defaultValue false
+     */
+    perKey: z.boolean().default(false),
+  })
+  .strict();
+
+/**
+ * Options of {@link registerOtelMetrics}.
+ * @example
+ * ```ts
+ * registerOtelMetrics(pipeline, { meter: metrics.getMeter('checkout'), attributes: { service: 'checkout' } });
+ * ```
+ */
+export type OtelOptions = z.input<typeof OtelOptionsSchema>;

@@ -1,0 +1,163 @@
+import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
+import type { OutcomeResult } from '../../lib/events.js';
+import { parseOptions } from '../../lib/options.js';
+import { DEFAULT_BUCKETS, watchFigures, type FigureSink } from '../shared/figures.js';
+import { handleOf, type WatchHandle } from '../shared/handle.js';
+import { breakersOf, type Observed } from '../shared/observed.js';
+import { acquire, release } from './families.js';
+import { PrometheusOptionsSchema, type PrometheusOptions } from './options.js';
+
+type Labels = Record<string, string>;
+interface Inc {
+  inc(): void;
+}
+interface Observe {
+  observe(value: number): void;
+}
+
+/**
+ * Publishes a policy's or pipeline's figures on a prom-client registry:
+ *
+ * - `breakwater_breaker_state{policy}` gauge: 0 closed, 1 open, 2 half-open;
+ * - `breakwater_calls_total{policy,result}` counter: success, failure, rejected, timeout, fallback;
+ * - `breakwater_call_duration_seconds{policy}` histogram (shed calls are not observed: they did no work);
+ * - `breakwater_retries_total{policy}` counter.
+ *
+ * Every series carries the `labels` given; with `gobreakerAliases`, seed
+ * 002's `gobreaker_state{name}` and `gobreaker_calls_total{name,result}` are
+ * kept for the breakers too. Several policies may be registered on one
+ * registry: they share the metrics. The handle's `dispose()` unsubscribes,
+ * drops the breakers' state series, and removes the metrics once the last
+ * registration sharing them is disposed.
+ *
+ * @example
+ * ```ts
+ * import { Registry } from 'prom-client';
+ * import { registerMetrics } from 'breakwater/prometheus';
+ * const registry = new Registry();
+ * const metrics = registerMetrics(pipeline, { registry, labels: { service: 'checkout' } });
+ * // ... later
+ * metrics.dispose();
+ * ```
+ */
+export function registerMetrics(target: Observed, options: PrometheusOptions = {}): WatchHandle {
+  const o = parseOptions(PrometheusOptionsSchema, options, 'prometheus');
+  const registry: Registry = o.registry ?? globalRegistry;
+  const constant: Labels = o.labels;
+  const extra = Object.keys(constant);
+  const keyLabel = o.perKey ? ['key'] : [];
+  const p = o.prefix;
+  const names: string[] = [];
+  const make = <M>(name: string, labelNames: string[], factory: () => M): M => {
+    const m = acquire(registry, name, labelNames, factory);
+    names.push(name);
+    return m;
+  };
+  const registers = [registry];
+
+  const stateNames = ['policy', ...keyLabel, ...extra];
+  const state = make(`${p}breaker_state`, stateNames, () =>
+    new Gauge({ name: `${p}breaker_state`, help: 'Breaker state: 0 closed, 1 open, 2 half-open.', labelNames: stateNames, registers }),
+  );
+  const callNames = ['policy', 'result', ...keyLabel, ...extra];
+  const calls = make(`${p}calls_total`, callNames, () =>
+    new Counter({
+      name: `${p}calls_total`,
+      help: 'Calls handled by a policy, by result: success, failure, rejected, timeout, fallback.',
+      labelNames: callNames,
+      registers,
+    }),
+  );
+  const durationNames = ['policy', ...keyLabel, ...extra];
+  const duration = make(`${p}call_duration_seconds`, durationNames, () =>
+    new Histogram({
+      name: `${p}call_duration_seconds`,
+      help: 'Time from a call entering a policy to its settling, in seconds (shed calls excluded).',
+      labelNames: durationNames,
+      buckets: [...(o.buckets ?? DEFAULT_BUCKETS)],
+      registers,
+    }),
+  );
+  const retries = make(`${p}retries_total`, durationNames, () =>
+    new Counter({ name: `${p}retries_total`, help: 'Retries started by a retry policy.', labelNames: durationNames, registers }),
+  );
+
+  const aliasState = o.gobreakerAliases
+    ? make('gobreaker_state', ['name', ...extra], () =>
+        new Gauge({
+          name: 'gobreaker_state',
+          help: 'Current state of circuit breaker (0=Closed, 1=Open, 2=HalfOpen)',
+          labelNames: ['name', ...extra],
+          registers,
+        }),
+      )
+    : undefined;
+  const aliasCalls = o.gobreakerAliases
+    ? make('gobreaker_calls_total', ['name', 'result', ...extra], () =>
+        new Counter({
+          name: 'gobreaker_calls_total',
+          help: 'Circuit breaker calls by result: success, failure, rejected.',
+          labelNames: ['name', 'result', ...extra],
+          registers,
+        }),
+      )
+    : undefined;
+
+  const breakers = new Set(breakersOf(target).map((b) => b.name));
+  const stated = new Set<string>();
+  const stateSeries = new Map<string, Labels>();
+  const counters = new Map<string, Map<string, Inc>>();
+  const retryCounters = new Map<string, Inc>();
+  const histograms = new Map<string, Observe>();
+  const withConstant = (labels: Labels): Labels => (extra.length === 0 ? labels : { ...labels, ...constant });
+  const withKey = (labels: Labels, key: string | undefined): Labels => (o.perKey ? { ...labels, key: key ?? '' } : labels);
+
+  const sink: FigureSink = {
+    state(policy, value, key) {
+      if (key === undefined) stated.add(policy);
+      const id = `${policy}\u0000${key ?? ''}`;
+      let labels = stateSeries.get(id);
+      if (labels === undefined) stateSeries.set(id, (labels = withKey(withConstant({ policy }), key)));
+      state.set(labels, value);
+      if (key === undefined) aliasState?.set(withConstant({ name: policy }), value);
+    },
+    call(policy, result, seconds, key) {
+      // Nested maps keyed by interned strings: no string built per event unless perKey.
+      let byResult = counters.get(policy);
+      if (byResult === undefined) counters.set(policy, (byResult = new Map()));
+      const id = key === undefined ? result : `${result}\u0000${key}`;
+      let c = byResult.get(id);
+      if (c === undefined) byResult.set(id, (c = calls.labels(withKey(withConstant({ policy, result }), key))));
+      c.inc();
+      if (seconds !== undefined) {
+        const hid = key === undefined ? policy : `${policy}\u0000${key}`;
+        let h = histograms.get(hid);
+        if (h === undefined) histograms.set(hid, (h = duration.labels(withKey(withConstant({ policy }), key))));
+        h.observe(seconds);
+      }
+      if (aliasCalls !== undefined && (breakers.has(policy) || stated.has(policy))) {
+        const r = gobreakerResult(result);
+        if (r !== undefined) aliasCalls.inc(withConstant({ name: policy, result: r }));
+      }
+    },
+    retry(policy, key) {
+      const id = key === undefined ? policy : `${policy}\u0000${key}`;
+      let c = retryCounters.get(id);
+      if (c === undefined) retryCounters.set(id, (c = retries.labels(withKey(withConstant({ policy }), key))));
+      c.inc();
+    },
+  };
+
+  const sub = watchFigures(target, sink, o.perKey);
+  return handleOf(sub, () => {
+    for (const labels of stateSeries.values()) state.remove(labels);
+    for (const policy of stated) aliasState?.remove(withConstant({ name: policy }));
+    for (const name of names) release(registry, name);
+  });
+}
+
+function gobreakerResult(result: OutcomeResult): 'success' | 'failure' | 'rejected' | undefined {
+  if (result === 'timeout') return 'failure';
+  if (result === 'fallback') return undefined;
+  return result;
+}

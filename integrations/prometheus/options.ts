@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import type { Registry } from 'prom-client';
+
+const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const labelName = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const reserved = new Set(['policy', 'result', 'name', 'key', 'le']);
+
+/** Options of {@link registerMetrics}. */
+export const PrometheusOptionsSchema = z
+  .object({
+    /**
+     * The prom-client registry to register on.
+     * @defaultValue prom-client's global `register`
+     */
+    registry: z
+      .custom<Registry>((v) => typeof v === 'object' && v !== null && typeof (v as Registry).getSingleMetric === 'function', {
+        message: 'expected a prom-client Registry',
+      })
+      .optional(),
+    /**
+     * Replaces the `breakwater_` namespace of every metric name (`myapp_` gives `myapp_calls_total`).
+     * @defaultValue `'breakwater_'`
+     */
+    prefix: z
+      .string()
+      .refine((s) => s === '' || metricName.test(s), { message: 'expected a Prometheus metric name prefix' })
+      .default('breakwater_'),
+    /**
+     * Constant labels put on every series (`{ service: 'checkout' }`); `policy`, `result`, `name`, `key` and `le` are taken.
+     * @defaultValue none
+     */
+    labels: z
+      .record(
+        z.string().refine((k) => labelName.test(k) && !reserved.has(k), { message: 'expected a free Prometheus label name' }),
+        z.string(),
+      )
+      .default({}),
+    /**
+     * Upper bounds (seconds) of the duration histogram's buckets, increasing.
+     * @defaultValue prom-client's defaults, 5 ms to 10 s
+     */
+    buckets: z
+      .array(z.number().positive().finite())
+      .min(1)
+      .refine((b) => b.every((v, i) => i === 0 || v > b[i - 1]!), { message: 'expected increasing bucket bounds' })
+      .optional(),
+    /**
+     * Also keep seed 002's gobreaker metrics: `gobreaker_state{name}` and
+     * `gobreaker_calls_total{name,result}` (result success, failure or rejected; a timeout counts as a failure).
+     * @defaultValue false
+     */
+    gobreakerAliases: z.boolean().default(false),
+    /**
+     * Adds a `key` label from events that carry one (keyed breakers). Off by
+     * default: one series per key can grow without bound.
+     * @defaultValue false
+     */
+    perKey: z.boolean().default(false),
+  })
+  .strict();
+
+/**
+ * Options of {@link registerMetrics}.
+ * @example
+ * ```ts
+ * registerMetrics(payments, { registry, labels: { service: 'checkout' } });
+ * ```
+ */
+export type PrometheusOptions = z.input<typeof PrometheusOptionsSchema>;

@@ -1,0 +1,70 @@
+import type { Policy } from '../../lib/policy.js';
+import type { AsyncPermitSource, Permit } from './permit.js';
+
+/**
+ * A permit held inside a running `policy.execute`: the operation the policy
+ * runs is "wait until this permit settles". `success()` resolves it,
+ * `failure(e)` rejects it with `e`, `release()` aborts the call as its own
+ * caller (which every breakwater policy records as nothing).
+ */
+class PolicyPermit implements Permit {
+  /** Resolves with this permit once the policy runs the operation; rejects when the policy refuses the call. */
+  readonly admitted: Promise<Permit>;
+  private readonly ctrl = new AbortController();
+  private ok: (() => void) | undefined;
+  private fail: ((error: unknown) => void) | undefined;
+
+  constructor(policy: Policy<unknown>) {
+    this.admitted = new Promise<Permit>((admit, refuse) => {
+      const run = policy.execute(
+        () =>
+          new Promise<void>((ok, fail) => {
+            this.ok = ok;
+            this.fail = fail;
+            admit(this);
+          }),
+        { signal: this.ctrl.signal },
+      );
+      // Before admission a rejection refuses the call; after it, the caller already has its answer.
+      run.then(undefined, refuse);
+    });
+  }
+
+  success(): void {
+    this.ok?.();
+  }
+
+  failure(error?: unknown): void {
+    this.fail?.(error ?? new Error('call failed'));
+  }
+
+  release(): void {
+    const reason = new Error('released');
+    // Abort first, so the policies see the caller's own cancellation (recorded as nothing); then end
+    // the operation, so a bulkhead frees the slot it holds until the operation settles.
+    this.ctrl.abort(reason);
+    this.fail?.(reason);
+  }
+}
+
+/**
+ * Turns any policy into a permit source for the HTTP guards: each `allow()`
+ * starts a `policy.execute` whose operation lasts until the permit settles,
+ * so a rate limiter (local or through Redis), a bulkhead (with its queue) or
+ * a whole pipeline can stand in front of handlers. It resolves when the
+ * policy admits the call and rejects with the policy's rejection
+ * (`RateLimitedError` → 429, `BulkheadRejectedError` → 503) when it refuses.
+ * Breakers and load shedders have a synchronous `allow()` of their own: give
+ * them directly.
+ *
+ * @example
+ * ```ts
+ * app.use(protectExpress(policySource(rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 20 }) }))));
+ * ```
+ */
+export function policySource(policy: Policy<unknown>): AsyncPermitSource {
+  return {
+    name: policy.name,
+    allow: () => new PolicyPermit(policy).admitted,
+  };
+}

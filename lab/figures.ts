@@ -1,0 +1,146 @@
+import { rtoMax } from '../lib/sla.js';
+import { MODEL, SCENARIOS } from './model.js';
+import { ROWS } from './rows.js';
+import { Outcome, type RunRecord } from './simulate.js';
+
+/** The figures of one row in one scenario (strategies.md, "The lab"). Rates are shares in [0, 1]. */
+export interface Figures {
+  /** Share of requests answered (real or degraded), over the fault and the 60 s after it. */
+  answered: number;
+  /** Share answered by C, same window. */
+  realSuccess: number;
+  /** Share answered by C, during the fault alone. */
+  realSuccessDuringFault: number;
+  /** Latency at A over the window, ms. */
+  p50Ms: number;
+  p99Ms: number;
+  /** Attempts offered to C during the fault ÷ requests A offered then. */
+  amplification: number;
+  /** Most calls in flight at B over the window. */
+  peakInFlight: number;
+  /** Seconds from the fault's end until 99 % of requests over a 5 s window get a real answer; null = ∞ (not within the run). */
+  recoveryS: number | null;
+  /** For breaker rows: `rtoMax` of breakwater/sla fed with measured inputs (s; null = ∞), and those inputs. */
+  rto?: { rtoMaxS: number | null; errorLatencyMs: number | null; recoveryRate: number };
+}
+
+/** One series point per bucket, for the charts. */
+export interface Series {
+  /** Share of the bucket's requests answered by C. */
+  realSuccess: number[];
+  /** p99 latency at A of the bucket's requests, ms. */
+  p99Ms: number[];
+  /** Attempts offered to C per second. */
+  cLoad: number[];
+  /** Jobs C finished for a caller that had given up, per second. */
+  wasted: number[];
+  /** Share of the bucket a breaker was not closed. */
+  breakerOpen: number[];
+}
+
+const round = (x: number, digits = 4): number => {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+};
+
+function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
+}
+
+/** Computes the figures and series of a run. */
+export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
+  const sc = SCENARIOS[r.scenario];
+  const from = sc.faultStartMs;
+  const to = Math.min(r.durationMs, sc.faultEndMs + MODEL.afterFaultMs);
+  const n = r.arrival.length;
+  let total = 0;
+  let answered = 0;
+  let real = 0;
+  let faultTotal = 0;
+  let faultReal = 0;
+  const lat: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = r.arrival[i]!;
+    if (t < from || t >= to) continue;
+    const o = r.outcome[i]!;
+    total++;
+    if (o !== Outcome.Failed) answered++;
+    if (o === Outcome.Real) real++;
+    if (t < sc.faultEndMs) {
+      faultTotal++;
+      if (o === Outcome.Real) faultReal++;
+    }
+    lat.push(r.latency[i]!);
+  }
+  const sorted = Float64Array.from(lat).sort();
+  // amplification: attempts at C during the fault over requests offered then (whole buckets: faults start and end on seconds)
+  let faultAttempts = 0;
+  for (let b = Math.floor(from / MODEL.bucketMs); b < Math.floor(sc.faultEndMs / MODEL.bucketMs); b++) faultAttempts += r.attempts[b] ?? 0;
+  const figures: Figures = {
+    answered: round(answered / Math.max(1, total)),
+    realSuccess: round(real / Math.max(1, total)),
+    realSuccessDuringFault: round(faultReal / Math.max(1, faultTotal)),
+    p50Ms: round(quantile(sorted, 0.5), 1),
+    p99Ms: round(quantile(sorted, 0.99), 1),
+    amplification: round(faultAttempts / Math.max(1, faultTotal), 3),
+    peakInFlight: r.peakInFlight,
+    recoveryS: recovery(r, sc.faultEndMs),
+  };
+  if (ROWS[r.row].breaker) {
+    const recoveryRate = r.probes === 0 ? 1 : r.probesOk / r.probes;
+    const errorLatencyMs = r.firstOpenAfterFault === undefined ? null : r.firstOpenAfterFault - from;
+    const rto = errorLatencyMs === null ? Infinity : rtoMax({ state: 'open', errorLatencyMs, recoveryRate });
+    figures.rto = {
+      rtoMaxS: Number.isFinite(rto) ? round(rto / 1_000, 2) : null,
+      errorLatencyMs: errorLatencyMs === null ? null : round(errorLatencyMs, 1),
+      recoveryRate: round(recoveryRate),
+    };
+  }
+  return { figures, series: seriesOf(r) };
+}
+
+/** Start of the first 5 s window (100 ms steps) from the fault's end in which ≥ 99 % of arriving requests got a real answer. */
+function recovery(r: RunRecord, faultEnd: number): number | null {
+  const step = 100;
+  const slots = Math.ceil(r.durationMs / step);
+  const total = new Uint32Array(slots);
+  const real = new Uint32Array(slots);
+  for (let i = 0; i < r.arrival.length; i++) {
+    const s = Math.floor(r.arrival[i]! / step);
+    total[s]!++;
+    if (r.outcome[i] === Outcome.Real) real[s]!++;
+  }
+  const width = 5_000 / step;
+  for (let s = Math.floor(faultEnd / step); s + width <= slots; s++) {
+    let t = 0;
+    let ok = 0;
+    for (let k = s; k < s + width; k++) {
+      t += total[k]!;
+      ok += real[k]!;
+    }
+    if (t > 0 && ok >= 0.99 * t) return round((s * step - faultEnd) / 1_000, 1);
+  }
+  return null;
+}
+
+function seriesOf(r: RunRecord): Series {
+  const buckets = Math.ceil(r.durationMs / MODEL.bucketMs);
+  const perBucket: number[][] = Array.from({ length: buckets }, () => []);
+  const total = new Uint32Array(buckets);
+  const real = new Uint32Array(buckets);
+  for (let i = 0; i < r.arrival.length; i++) {
+    const b = Math.floor(r.arrival[i]! / MODEL.bucketMs);
+    total[b]!++;
+    if (r.outcome[i] === Outcome.Real) real[b]!++;
+    perBucket[b]!.push(r.latency[i]!);
+  }
+  const perSecond = 1_000 / MODEL.bucketMs;
+  return {
+    realSuccess: Array.from(total, (t, b) => round(t === 0 ? 1 : real[b]! / t, 3)),
+    p99Ms: perBucket.map((l) => round(quantile(Float64Array.from(l).sort(), 0.99), 1)),
+    cLoad: Array.from({ length: buckets }, (_, b) => r.attempts[b]! * perSecond),
+    wasted: Array.from({ length: buckets }, (_, b) => r.wasted[b]! * perSecond),
+    breakerOpen: Array.from({ length: buckets }, (_, b) => round(Math.min(1, r.breakerOpen[b]!), 3)),
+  };
+}

@@ -1,0 +1,89 @@
+import type { Observable } from 'rxjs';
+import { policy } from '../lib/builder.js';
+import type { Clock } from '../lib/clock.js';
+import type { PolicyEvent } from '../lib/events.js';
+import type { ExecutionContext, Policy } from '../lib/policy.js';
+import { strategies } from '../lib/strategies/index.js';
+import type { Dependency } from './dependency.js';
+import { MODEL } from './model.js';
+
+/** What a degraded answer (a fallback's) is: anything but a fresh answer of C. */
+export const DEGRADED = Object.freeze({ from: 'fallback' });
+/** The fallback handler every row with a fallback uses. */
+const degraded = (): typeof DEGRADED => DEGRADED;
+
+/** A writer row (`writeBehind`): `write(payload)` resolves `{ status: 'delivered' | 'queued' }`. */
+export interface Writer {
+  write(payload: unknown, options?: { key?: string; signal?: AbortSignal }): Promise<{ readonly status: string }>;
+  readonly events$?: Observable<PolicyEvent>;
+}
+
+/** The payload the lab writes through a writer: the request's own key (each write an independent record). */
+export interface LabWrite {
+  readonly key: string;
+}
+
+/** What B calls C through: a policy, or a writer. */
+export type Protection = Policy<unknown> | Writer;
+
+/** What the lab hands a row besides clock and random: C, and live signals of B and C for rows that read them. */
+export interface LabEnv {
+  readonly c: Dependency;
+  /** B's load: calls in flight ÷ its limit, in [0, 1] (the "CPU" of the decision tree). */
+  cpu(): number;
+  /** C's health: share of attempts C answered over the last second (1 with none). */
+  health(): number;
+  /** Delivers one payload to C (for writers): `deliver(payload, ctx)`. */
+  deliver(payload: unknown, ctx: ExecutionContext): Promise<unknown>;
+}
+
+/** Builds a row's protection for one run, on the lab's clock and seeded random source. */
+export type RowFactory = (clock: Clock, random: () => number, lab: LabEnv) => Protection;
+
+/** One row of the lab: how to build it, whether it holds a breaker (for `rtoMax`), and its keys. */
+export interface RowSpec {
+  readonly make: RowFactory;
+  readonly breaker: boolean;
+  /** `ctx.key` of each call: a read of one of 1,000 items (cache keys), or one key per request (idempotency keys). */
+  readonly keys: 'items' | 'requests';
+}
+
+const T = MODEL.attemptTimeoutMs;
+const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items'): RowSpec => ({ make, breaker, keys });
+
+/**
+ * Every row of the lab, in table order: name → factory; adding a row is one
+ * line. `baseline` has no protection at all (B waits as long as A lets it);
+ * `naiveRetry` is the common anti-pattern: 3 tries of 300 ms, no budget, no
+ * breaker. Then the strategies (`writeBehind` writes one independent record per request), with their own defaults except the time B
+ * gives an attempt (300 ms; `slowCallShield` counts calls over 200 ms slow),
+ * and, for `adaptiveDegrade`, thresholds and signals scaled to the model
+ * (high load 150/s, medium 100/s; B's occupancy as CPU; C's recent success as health).
+ */
+export const ROWS = {
+  baseline: row((clock) => policy({ clock })),
+  naiveRetry: row((clock, random) => policy({ clock, random }).timeout(T).retry({ maxAttempts: 3 })),
+  failFast: row((clock, random) => strategies.failFast({ clock, random, timeoutMs: T }), true),
+  boundedRetry: row((clock, random) => strategies.boundedRetry({ clock, random, attemptTimeoutMs: T })),
+  budgetedRetry: row((clock, random) => strategies.budgetedRetry({ clock, random, timeoutMs: T })),
+  standard: row((clock, random) => strategies.standard({ clock, random, timeoutMs: T, fallback: degraded }), true),
+  guardedRetry: row((clock, random) => strategies.guardedRetry({ clock, random, timeoutMs: T }), true),
+  slowCallShield: row((clock, random) => strategies.slowCallShield({ clock, random, timeoutMs: T, slowCallMs: 200 }), true),
+  errorCountTrip: row((clock, random) => strategies.errorCountTrip({ clock, random, fallback: degraded }), true),
+  idempotentRetry: row((clock, random) => strategies.idempotentRetry({ clock, random, timeoutMs: T }), false, 'requests'),
+  writeBehind: row(
+    (clock, random, lab) => strategies.writeBehind<LabWrite>({ clock, random, timeoutMs: T, deliver: lab.deliver, keyOf: (w) => w.key }),
+    true,
+    'requests',
+  ),
+  fallbackChain: row((clock, random) => strategies.fallbackChain({ clock, random, timeoutMs: T, defaultValue: DEGRADED }), true),
+  layeredBreakers: row((clock, random) => strategies.layeredBreakers({ clock, random, timeoutMs: T, fallback: degraded }), true),
+  adaptiveDegrade: row((clock, random, lab) =>
+    strategies.adaptiveDegrade({ clock, random, fallback: degraded, thresholds: { qpsHigh: 150, qpsMid: 100 }, signals: { cpu: lab.cpu, health: lab.health } }),
+  ),
+} satisfies Record<string, RowSpec>;
+
+/** A row's name. */
+export type RowName = keyof typeof ROWS;
+/** Every row name, in table order. */
+export const ROW_NAMES = Object.keys(ROWS) as RowName[];

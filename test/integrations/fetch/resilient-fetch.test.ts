@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pipe } from '../../../lib/pipe.js';
+import { TestClock } from '../../../lib/testing.js';
+import { fallback } from '../../../policies/fallback/index.js';
+import { constant, retry } from '../../../policies/retry/index.js';
+import { timeout } from '../../../policies/timeout/index.js';
+import { HttpStatusError, isHttpStatusError, parseRetryAfter, resilientFetch } from '../../../integrations/fetch/index.js';
+import { TestBreaker } from '../helpers/test-breaker.js';
+import { listen, until, type LocalServer } from '../helpers/http-server.js';
+
+let server: LocalServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+type Reply = (req: IncomingMessage, res: ServerResponse) => void;
+async function serve(...replies: Reply[]) {
+  const seen: IncomingMessage[] = [];
+  server = await listen((req, res) => {
+    seen.push(req);
+    replies[Math.min(seen.length - 1, replies.length - 1)]!(req, res);
+  });
+  return { url: server.url, seen };
+}
+
+const status =
+  (code: number, body = '', headers: Record<string, string> = {}): Reply =>
+  (_req, res) => {
+    res.writeHead(code, headers);
+    res.end(body);
+  };
+
+describe('parseRetryAfter', () => {
+  it('reads delay-seconds and HTTP-dates against the given now', () => {
+    const now = Date.parse('Sun, 29 Nov 2026 16:00:00 GMT');
+    expect(parseRetryAfter('2', now)).toBe(2_000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('Sun, 29 Nov 2026 16:00:05 GMT', now)).toBe(5_000);
+    expect(parseRetryAfter('Sun, 29 Nov 2026 15:00:00 GMT', now)).toBe(0);
+    for (const bad of [null, undefined, '', '-1', '1.5', 'soon', '1e3']) expect(parseRetryAfter(bad, now)).toBeUndefined();
+  });
+});
+
+describe('resilientFetch', () => {
+  it('waits the 2 s of a 503 Retry-After on the policy clock before retrying, after draining the body', async () => {
+    const { url, seen } = await serve(status(503, 'busy, come back later', { 'retry-after': '2' }), status(200, 'ok'));
+    const clock = new TestClock(Date.parse('2026-11-29T16:00:00Z'));
+    const r = retry({ maxAttempts: 2, clock });
+    const retries: Array<{ delayMs: number; error: unknown; at: number }> = [];
+    r.events$.subscribe((e) => {
+      if (e.type === 'retry') retries.push({ delayMs: e.delayMs, error: e.error, at: clock.now() });
+    });
+    const http = resilientFetch(r);
+    const start = clock.now();
+    const res = http(`${url}/users/1`);
+    await until(() => retries.length === 1);
+    expect(retries[0]!.delayMs).toBe(2_000);
+    const error = retries[0]!.error as HttpStatusError;
+    expect(isHttpStatusError(error)).toBe(true);
+    expect([error.status, error.retryAfterMs, error.body]).toEqual([503, 2_000, 'busy, come back later']);
+    expect(error.response.bodyUsed).toBe(true);
+    await clock.advance(1_999);
+    expect(seen.length).toBe(1); // the retry's fetch has not been called: its sleep has not ended
+    await clock.advance(1);
+    const answer = await res;
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe('ok');
+    expect(seen.length).toBe(2);
+    expect(clock.now() - start).toBe(2_000);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('honours an HTTP-date Retry-After on a 429', async () => {
+    const clock = new TestClock(Date.parse('2026-11-29T16:00:00Z'));
+    const { url } = await serve(status(429, '', { 'retry-after': 'Sun, 29 Nov 2026 16:00:03 GMT' }), status(204));
+    const r = retry({ maxAttempts: 2, clock });
+    const delays: number[] = [];
+    r.events$.subscribe((e) => e.type === 'retry' && delays.push(e.delayMs));
+    const res = resilientFetch(r)(url);
+    await until(() => delays.length === 1);
+    expect(delays).toEqual([3_000]);
+    await clock.advance(3_000);
+    expect((await res).status).toBe(204);
+  });
+
+  it('cancels the request in flight when the caller aborts: the server sees the socket close', async () => {
+    let closed = false;
+    const { url, seen } = await serve((req, res) => {
+      res.on('close', () => (closed = true));
+    });
+    const http = resilientFetch(retry({ maxAttempts: 3 }));
+    const caller = new AbortController();
+    const res = http(url, { signal: caller.signal });
+    const settled = res.then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    await until(() => seen.length === 1);
+    caller.abort(new Error('user went away'));
+    expect(((await settled) as Error).message).toBe('user went away');
+    await until(() => closed);
+    expect(seen.length).toBe(1); // never retried
+  });
+
+  it('aborts the request when a timeout passes and retries it', async () => {
+    const clock = new TestClock(1_000_000);
+    const closes: number[] = [];
+    const { url, seen } = await serve(
+      (_req, res) => res.on('close', () => closes.push(1)),
+      status(200, 'second'),
+    );
+    const p = pipe(timeout({ ms: 500, clock }), retry({ maxAttempts: 2, backoff: constant(0), clock }));
+    const res = resilientFetch(p)(url);
+    await until(() => seen.length === 1);
+    await clock.advance(500);
+    expect(await (await res).text()).toBe('second');
+    await until(() => closes.length === 1);
+  });
+
+  it('returns responses that are not failures, and lets a breaker count 500s and shed', async () => {
+    const { url, seen } = await serve(status(404, 'nope'), status(500, 'err'), status(500, 'err'), status(200, 'late'));
+    const breaker = new TestBreaker({ failures: 2 });
+    const http = resilientFetch(pipe(breaker, fallback(() => 'cached' as const)));
+    const first = await http(url);
+    expect(first).toBeInstanceOf(Response);
+    expect((first as Response).status).toBe(404);
+    expect(await http(url)).toBe('cached');
+    expect(await http(url)).toBe('cached');
+    expect(breaker.state).toBe('open');
+    expect(await http(url)).toBe('cached'); // shed: no request
+    expect(seen.length).toBe(3);
+    expect(breaker.settled).toEqual({ success: 1, failure: 2, release: 0 });
+  });
+
+  it('takes a custom failure rule, passes execute options, and clones Request inputs per attempt', async () => {
+    const bodies: string[] = [];
+    const { url } = await serve(
+      (req, res) => {
+        let b = '';
+        req.on('data', (c: Buffer) => (b += c));
+        req.on('end', () => {
+          bodies.push(b);
+          res.writeHead(bodies.length === 1 ? 409 : 200);
+          res.end();
+        });
+      },
+    );
+    const clock = new TestClock(1_000_000);
+    const http = resilientFetch(retry({ maxAttempts: 2, backoff: constant(0), clock }), undefined, { isFailure: (r) => r.status === 409 });
+    const res = await http(new Request(url, { method: 'POST', body: 'payload' }), { execute: { timeout: 60_000 } });
+    expect(res.status).toBe(200);
+    expect(bodies).toEqual(['payload', 'payload']);
+  });
+});

@@ -1,0 +1,109 @@
+import {
+  AggregationTemporality,
+  DataPointType,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../lib/errors.js';
+import { registerOtelMetrics } from '../../../integrations/otel/index.js';
+import { scriptedTraffic } from '../helpers/traffic.js';
+import { TestBreaker } from '../helpers/test-breaker.js';
+
+const providers: MeterProvider[] = [];
+afterEach(async () => {
+  for (const p of providers.splice(0)) await p.shutdown();
+});
+
+function setup() {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  const provider = new MeterProvider({ readers: [reader] });
+  providers.push(provider);
+  const meter = provider.getMeter('test');
+  const collect = async (): Promise<Map<string, MetricData>> => {
+    exporter.reset();
+    await reader.forceFlush();
+    const out = new Map<string, MetricData>();
+    for (const rm of exporter.getMetrics()) for (const sm of rm.scopeMetrics) for (const m of sm.metrics) out.set(m.descriptor.name, m);
+    return out;
+  };
+  return { meter, collect };
+}
+
+function points(m: MetricData | undefined): Array<{ attributes: Record<string, unknown>; value: unknown }> {
+  return (m?.dataPoints ?? []).map((d) => ({ attributes: { ...d.attributes }, value: d.value }));
+}
+
+describe('registerOtelMetrics', () => {
+  it('records the same figures as the Prometheus entry, checked with the SDK in-memory exporter', async () => {
+    const { pipeline, run } = scriptedTraffic();
+    const { meter, collect } = setup();
+    registerOtelMetrics(pipeline, { meter });
+    let openState: unknown;
+    await run(async () => {
+      openState = points((await collect()).get('breakwater.breaker.state'));
+    });
+    expect(openState).toEqual([{ attributes: { policy: 'payments' }, value: 1 }]);
+    const m = await collect();
+
+    expect(points(m.get('breakwater.breaker.state'))).toEqual([{ attributes: { policy: 'payments' }, value: 0 }]);
+
+    const calls = m.get('breakwater.calls')!;
+    expect(calls.dataPointType).toBe(DataPointType.SUM);
+    const byResult = (policy: string) =>
+      Object.fromEntries(points(calls).filter((p) => p.attributes.policy === policy).map((p) => [p.attributes.result, p.value]));
+    expect(byResult('payments')).toEqual({ success: 4, failure: 3, rejected: 1 });
+    expect(byResult('payments-retry')).toEqual({ success: 4, failure: 1, rejected: 1 });
+
+    expect(points(m.get('breakwater.retries'))).toEqual([{ attributes: { policy: 'payments-retry' }, value: 2 }]);
+
+    const duration = m.get('breakwater.call.duration')!;
+    expect(duration.dataPointType).toBe(DataPointType.HISTOGRAM);
+    expect(duration.descriptor.unit).toBe('s');
+    const hist = (policy: string) =>
+      duration.dataPoints.find((d) => d.attributes.policy === policy)!.value as {
+        count: number;
+        sum: number;
+        min: number;
+        max: number;
+        buckets: { boundaries: number[]; counts: number[] };
+      };
+    const b = hist('payments');
+    expect(b.count).toBe(7);
+    expect(b.sum).toBeCloseTo(0.21, 10);
+    expect(b.min).toBeCloseTo(0.01, 10);
+    expect(b.max).toBeCloseTo(0.05, 10);
+    expect(b.buckets.boundaries).toEqual([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+    // OTel buckets are (lower, upper]: 10,10 | 20 | 30,40,50,50
+    expect(b.buckets.counts.slice(0, 5)).toEqual([0, 2, 1, 4, 0]);
+    const r = hist('payments-retry');
+    expect(r.count).toBe(5);
+    expect(r.sum).toBeCloseTo(0.41, 10);
+  });
+
+  it('adds constant attributes, honours prefix and buckets, and stops on dispose', async () => {
+    const { meter, collect } = setup();
+    const breaker = new TestBreaker({ name: 'inventory', failures: 1 });
+    const handle = registerOtelMetrics(breaker, { meter, prefix: 'shop.', attributes: { service: 'checkout' }, buckets: [0.1, 1] });
+    await breaker.execute(() => Promise.reject(new Error('x'))).catch(() => {});
+    let m = await collect();
+    expect(points(m.get('shop.breaker.state'))).toEqual([{ attributes: { policy: 'inventory', service: 'checkout' }, value: 1 }]);
+    expect(points(m.get('shop.calls'))).toEqual([{ attributes: { policy: 'inventory', result: 'failure', service: 'checkout' }, value: 1 }]);
+    expect((m.get('shop.call.duration')!.dataPoints[0]!.value as { buckets: { boundaries: number[] } }).buckets.boundaries).toEqual([0.1, 1]);
+    handle.dispose();
+    await breaker.execute(() => 1).catch(() => {});
+    m = await collect();
+    // the SDK keeps a cumulative gauge's last point; what matters is that nothing new is counted
+    expect(points(m.get('shop.calls'))).toEqual([{ attributes: { policy: 'inventory', result: 'failure', service: 'checkout' }, value: 1 }]);
+  });
+
+  it('rejects bad options with a ConfigError', () => {
+    const b = new TestBreaker();
+    expect(() => registerOtelMetrics(b, { attributes: { result: 'x' } })).toThrow(ConfigError);
+    expect(() => registerOtelMetrics(b, { meter: {} as never })).toThrow(/meter/);
+    expect(() => registerOtelMetrics(b, { buckets: [] })).toThrow(/buckets/);
+  });
+});

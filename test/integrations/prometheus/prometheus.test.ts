@@ -1,0 +1,212 @@
+import { Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../lib/errors.js';
+import { EventSource } from '../../../lib/events.js';
+import { registerMetrics } from '../../../integrations/prometheus/index.js';
+import { TestBreaker } from '../helpers/test-breaker.js';
+import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
+import { scriptedTraffic } from '../helpers/traffic.js';
+
+type Json = MetricObjectWithValues<MetricValue<string>>;
+
+async function metric(registry: Registry, name: string): Promise<Json | undefined> {
+  return (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+}
+
+function value(m: Json | undefined, labels: Record<string, string | number>): number | undefined {
+  const found = m?.values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x) && Object.keys(v.labels).length === Object.keys(labels).length);
+  return found?.value;
+}
+
+describe('registerMetrics (prometheus)', () => {
+  it('publishes state, calls by result, durations and retries after scripted traffic', async () => {
+    const { breaker, pipeline, run } = scriptedTraffic();
+    const registry = new Registry();
+    registerMetrics(pipeline, { registry });
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(0);
+    let stateWhileOpen: number | undefined;
+    await run(async () => {
+      stateWhileOpen = value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' });
+    });
+    expect(stateWhileOpen).toBe(1);
+    expect(breaker.state).toBe('closed');
+
+    const state = await metric(registry, 'breakwater_breaker_state');
+    expect(state?.type).toBe('gauge');
+    expect(state?.values).toEqual([{ labels: { policy: 'payments' }, value: 0 }]);
+
+    const calls = await metric(registry, 'breakwater_calls_total');
+    expect(calls?.type).toBe('counter');
+    const byResult = (policy: string) =>
+      Object.fromEntries(calls!.values.filter((v) => v.labels.policy === policy).map((v) => [v.labels.result, v.value]));
+    expect(byResult('payments')).toEqual({ success: 4, failure: 3, rejected: 1 });
+    expect(byResult('payments-retry')).toEqual({ success: 4, failure: 1, rejected: 1 });
+
+    const retries = await metric(registry, 'breakwater_retries_total');
+    expect(retries?.values).toEqual([{ labels: { policy: 'payments-retry' }, value: 2 }]);
+
+    const duration = await metric(registry, 'breakwater_call_duration_seconds');
+    expect(duration?.type).toBe('histogram');
+    const h = (policy: string, metricName: string, le?: number) =>
+      duration!.values.find((v) => v.labels.policy === policy && (v as { metricName?: string }).metricName === metricName && (le === undefined || v.labels.le === le))?.value;
+    expect(h('payments', 'breakwater_call_duration_seconds_count')).toBe(7);
+    expect(h('payments', 'breakwater_call_duration_seconds_sum')).toBeCloseTo(0.21, 10);
+    expect(h('payments', 'breakwater_call_duration_seconds_bucket', 0.01)).toBe(2);
+    expect(h('payments', 'breakwater_call_duration_seconds_bucket', 0.025)).toBe(3);
+    expect(h('payments', 'breakwater_call_duration_seconds_bucket', 0.05)).toBe(7);
+    expect(h('payments-retry', 'breakwater_call_duration_seconds_count')).toBe(5);
+    expect(h('payments-retry', 'breakwater_call_duration_seconds_sum')).toBeCloseTo(0.41, 10);
+    expect(h('payments-retry', 'breakwater_call_duration_seconds_bucket', 0.1)).toBe(3);
+    expect(h('payments-retry', 'breakwater_call_duration_seconds_bucket', 0.25)).toBe(5);
+
+    const text = await registry.metrics();
+    expect(text).toContain('breakwater_calls_total{policy="payments",result="failure"} 3');
+    expect(text).toContain('breakwater_retries_total{policy="payments-retry"} 2');
+    expect(text).toContain('# TYPE breakwater_call_duration_seconds histogram');
+  });
+
+  it('publishes the same figures for the real circuitBreaker', async () => {
+    const { breaker, pipeline, run } = scriptedTraffic((clock) =>
+      circuitBreaker({ name: 'payments', strategy: 'consecutiveFailures', threshold: 2, openMs: 1_000, clock }),
+    );
+    const registry = new Registry();
+    registerMetrics(pipeline, { registry, gobreakerAliases: true });
+    let stateWhileOpen: number | undefined;
+    await run(async () => {
+      stateWhileOpen = value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' });
+    });
+    expect(stateWhileOpen).toBe(1);
+    expect(breaker.state).toBe('closed');
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(0);
+    const calls = await metric(registry, 'breakwater_calls_total');
+    const byResult = (policy: string) =>
+      Object.fromEntries(calls!.values.filter((v) => v.labels.policy === policy).map((v) => [v.labels.result, v.value]));
+    expect(byResult('payments')).toEqual({ success: 4, failure: 3, rejected: 1 });
+    expect(byResult('payments-retry')).toEqual({ success: 4, failure: 1, rejected: 1 });
+    expect(value(await metric(registry, 'breakwater_retries_total'), { policy: 'payments-retry' })).toBe(2);
+    const duration = await metric(registry, 'breakwater_call_duration_seconds');
+    const sum = duration!.values.find((v) => v.labels.policy === 'payments' && (v as { metricName?: string }).metricName === 'breakwater_call_duration_seconds_sum');
+    expect(sum?.value).toBeCloseTo(0.21, 10);
+    expect(value(await metric(registry, 'gobreaker_state'), { name: 'payments' })).toBe(0);
+  });
+
+  it('shows half-open while the probe runs', async () => {
+    const { clock, breaker, pipeline } = scriptedTraffic();
+    const registry = new Registry();
+    registerMetrics(breaker, { registry });
+    const fail = () => Promise.reject(new Error('x'));
+    const failed = pipeline.execute(fail).catch(() => 'failed');
+    await clock.runAll();
+    expect(await failed).toBe('failed');
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(1);
+    await clock.advance(1_000);
+    let release!: () => void;
+    const probe = breaker.execute(() => new Promise<void>((r) => (release = r)));
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(2);
+    release();
+    await probe;
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(0);
+  });
+
+  it('keeps the gobreaker names of seed 002 as aliases, with constant labels and a prefix', async () => {
+    const { pipeline, run } = scriptedTraffic();
+    const registry = new Registry();
+    registerMetrics(pipeline, { registry, prefix: 'shop_', labels: { service: 'checkout' }, gobreakerAliases: true });
+    await run();
+    const names = (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
+    expect(names).toEqual([
+      'gobreaker_calls_total',
+      'gobreaker_state',
+      'shop_breaker_state',
+      'shop_call_duration_seconds',
+      'shop_calls_total',
+      'shop_retries_total',
+    ]);
+    expect(value(await metric(registry, 'gobreaker_state'), { name: 'payments', service: 'checkout' })).toBe(0);
+    const go = await metric(registry, 'gobreaker_calls_total');
+    // only the breaker is counted under gobreaker's names
+    expect(go?.values.map((v) => [v.labels.name, v.labels.result, v.value]).sort()).toEqual([
+      ['payments', 'failure', 3],
+      ['payments', 'rejected', 1],
+      ['payments', 'success', 4],
+    ]);
+    expect(value(await metric(registry, 'shop_calls_total'), { policy: 'payments', result: 'success', service: 'checkout' })).toBe(4);
+  });
+
+  it('adds no per-key series unless perKey is set', async () => {
+    const breaker = new TestBreaker({ name: 'keyed' });
+    const registry = new Registry();
+    const emit = (key: string) =>
+      (breaker as unknown as { events: { emit(e: unknown): void } }).events.emit({ type: 'outcome', policy: 'keyed', result: 'success', durationMs: 1, key });
+    registerMetrics(breaker, { registry });
+    for (let i = 0; i < 50; i++) emit(`tenant-${i}`);
+    expect((await metric(registry, 'breakwater_calls_total'))?.values).toEqual([{ labels: { policy: 'keyed', result: 'success' }, value: 50 }]);
+
+    const perKey = new Registry();
+    registerMetrics(breaker, { registry: perKey, perKey: true });
+    emit('a');
+    emit('a');
+    emit('b');
+    expect(value(await metric(perKey, 'breakwater_calls_total'), { policy: 'keyed', result: 'success', key: 'a' })).toBe(2);
+    expect(value(await metric(perKey, 'breakwater_calls_total'), { policy: 'keyed', result: 'success', key: 'b' })).toBe(1);
+  });
+
+  it("counts a keyed breaker's breakers (named name:key) under its own name, per key only when asked", async () => {
+    // a stand-in for a keyed breaker: its breakers emit as `tenants:<key>`
+    const source = new EventSource();
+    const keyed = { name: 'tenants', events$: source.events$ };
+    const pipeline = { name: 'pipeline', events$: source.events$, policies: [keyed, new TestBreaker({ name: 'solo' })] };
+    const emit = (e: Record<string, unknown>) => source.emit(e as never);
+    const registry = new Registry();
+    const perKey = new Registry();
+    registerMetrics(pipeline, { registry });
+    registerMetrics(pipeline, { registry: perKey, perKey: true });
+    for (let i = 0; i < 20; i++) emit({ type: 'outcome', policy: `tenants:t${i % 4}`, result: 'success', durationMs: 10 });
+    emit({ type: 'stateChange', policy: 'tenants:t1', from: 'closed', to: 'open', reason: 'x' });
+    emit({ type: 'outcome', policy: 'tenants:t1', result: 'rejected', durationMs: 0 });
+
+    expect((await metric(registry, 'breakwater_calls_total'))?.values.map((v) => [v.labels, v.value])).toEqual([
+      [{ policy: 'tenants', result: 'success' }, 20],
+      [{ policy: 'tenants', result: 'rejected' }, 1],
+    ]);
+    // no per-key state series; the solo breaker's state$ is there
+    expect((await metric(registry, 'breakwater_breaker_state'))?.values).toEqual([{ labels: { policy: 'solo' }, value: 0 }]);
+
+    expect(value(await metric(perKey, 'breakwater_calls_total'), { policy: 'tenants', result: 'success', key: 't3' })).toBe(5);
+    expect(value(await metric(perKey, 'breakwater_breaker_state'), { policy: 'tenants', key: 't1' })).toBe(1);
+    expect(value(await metric(perKey, 'breakwater_breaker_state'), { policy: 'solo', key: '' })).toBe(0);
+  });
+
+  it('shares metrics between registrations and removes them when the last is disposed', async () => {
+    const registry = new Registry();
+    const a = new TestBreaker({ name: 'a', failures: 1 });
+    const b = new TestBreaker({ name: 'b' });
+    const ha = registerMetrics(a, { registry });
+    const hb = registerMetrics(b, { registry });
+    await a.execute(() => Promise.reject(new Error('x'))).catch(() => {});
+    await b.execute(() => 1);
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'a' })).toBe(1);
+    expect(value(await metric(registry, 'breakwater_calls_total'), { policy: 'b', result: 'success' })).toBe(1);
+    ha.dispose();
+    ha.dispose();
+    // a's state series is gone, b's stays; a's events no longer count
+    expect((await metric(registry, 'breakwater_breaker_state'))?.values).toEqual([{ labels: { policy: 'b' }, value: 0 }]);
+    await a.execute(() => 1).catch(() => {});
+    expect(value(await metric(registry, 'breakwater_calls_total'), { policy: 'a', result: 'rejected' })).toBeUndefined();
+    hb[Symbol.dispose]();
+    expect(await registry.getMetricsAsJSON()).toEqual([]);
+    // and the names are free again
+    registerMetrics(a, { registry }).dispose();
+  });
+
+  it('rejects bad options and name clashes with a ConfigError', () => {
+    const registry = new Registry();
+    const b = new TestBreaker();
+    expect(() => registerMetrics(b, { registry, prefix: '9bad' })).toThrow(ConfigError);
+    expect(() => registerMetrics(b, { registry, labels: { policy: 'x' } })).toThrow(/labels.policy/);
+    expect(() => registerMetrics(b, { registry, buckets: [1, 0.5] })).toThrow(/buckets/);
+    expect(() => registerMetrics(b, { registry, bogus: 1 } as never)).toThrow(/bogus: unknown option/);
+    registerMetrics(b, { registry, labels: { service: 's' } });
+    expect(() => registerMetrics(b, { registry })).toThrow(/already registered with labels/);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { policy } from '../../lib/builder.js';
+import { TimeoutError } from '../../lib/errors.js';
+import { seededRandom } from '../../lib/testing.js';
+import { LabClock } from '../../lab/clock.js';
+import { Dependency, isFreshAnswer, type DependencyProbe } from '../../lab/dependency.js';
+import { SCENARIOS } from '../../lab/model.js';
+
+function setup(scenario: keyof typeof SCENARIOS, atMs: number) {
+  const clock = new LabClock(1_000_000);
+  const seen = { attempts: 0, ok: 0, failed: 0, wasted: 0 };
+  const probe: DependencyProbe = {
+    onAttempt: () => void seen.attempts++,
+    onAttemptSettled: (_t, ok) => void (ok ? seen.ok++ : seen.failed++),
+    onWasted: () => void seen.wasted++,
+  };
+  // the run started `atMs` ago: C is in the scenario's state at that time
+  const c = new Dependency(clock, seededRandom(3), SCENARIOS[scenario], probe, clock.now() - atMs);
+  return { clock, c, seen };
+}
+
+describe('dependency C', () => {
+  it('answers fresh plain data stamped with the time it finished', async () => {
+    const { clock, c, seen } = setup('latency', 0);
+    const answer = policy({ clock }).execute(c.op);
+    await clock.run(clock.now() + 1_000);
+    const value = await answer;
+    expect(isFreshAnswer(value, 0)).toBe(true);
+    expect(isFreshAnswer(value, 1_000)).toBe(false);
+    expect(JSON.parse(JSON.stringify(value))).toEqual(value);
+    expect(seen).toEqual({ attempts: 1, ok: 1, failed: 0, wasted: 0 });
+  });
+
+  it('stops the caller waiting when ctx.signal aborts, but keeps working on the job (wasted work)', async () => {
+    const { clock, c, seen } = setup('latency', 40_000); // service time ×50: about 1 s
+    const started = clock.now();
+    const calls = Array.from({ length: 12 }, () =>
+      policy({ clock })
+        .execute(c.op, { timeout: 100 })
+        .then(
+          () => undefined,
+          (e: unknown) => ({ error: e, at: clock.now() - started }),
+        ),
+    );
+    await clock.run(started + 200);
+    const gaveUp = (await Promise.all(calls)).filter((r) => r !== undefined);
+    expect(gaveUp.length).toBeGreaterThanOrEqual(10); // a few jobs may finish within 100 ms
+    for (const { error, at } of gaveUp) {
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(at).toBe(100);
+    }
+    expect(c.held).toBe(gaveUp.length); // C cannot tell the callers left: the jobs stay
+    await clock.run(started + 60_000);
+    expect(c.held).toBe(0);
+    expect(seen.wasted).toBe(gaveUp.length);
+  });
+
+  it('refuses at once while down, and counts every attempt', async () => {
+    const { clock, c, seen } = setup('hardOutage', 40_000);
+    const r = policy({ clock }).execute(c.op).catch((e: unknown) => e);
+    await clock.run(clock.now());
+    expect(((await r) as Error).name).toBe('DependencyDownError');
+    expect(seen).toEqual({ attempts: 1, ok: 0, failed: 1, wasted: 0 });
+    expect(c.health()).toBe(0);
+  });
+});

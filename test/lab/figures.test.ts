@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { figuresOf } from '../../lab/figures.js';
+import { Outcome, type RunRecord } from '../../lab/simulate.js';
+
+/** A synthetic run of the capacity-drop scenario (fault 30–60 s): one request every 10 ms, real unless `failed(t)`. */
+function record(failed: (t: number) => boolean, row: RunRecord['row'] = 'baseline'): RunRecord {
+  const durationMs = 180_000;
+  const n = durationMs / 10;
+  const arrival = Float64Array.from({ length: n }, (_, i) => i * 10);
+  const outcome = Uint8Array.from(arrival, (t) => (failed(t) ? Outcome.Failed : Outcome.Real));
+  const buckets = durationMs / 1_000 + 1;
+  const attempts = new Float64Array(buckets).fill(100);
+  for (let b = 30; b < 60; b++) attempts[b] = 300; // 3 attempts per request during the fault
+  return {
+    row,
+    scenario: 'capacityDrop',
+    durationMs,
+    arrival,
+    latency: Float64Array.from(arrival, (_, i) => i % 100),
+    outcome,
+    attempts,
+    wasted: new Float64Array(buckets),
+    held: new Float64Array(buckets),
+    breakerOpen: new Float64Array(buckets),
+    peakInFlight: 42,
+    firstOpenAfterFault: row === 'standard' ? 32_000 : undefined,
+    probes: 10,
+    probesOk: 5,
+    timers: 0,
+  };
+}
+
+describe('figures', () => {
+  it('measures rates over the fault and the 60 s after it, and amplification over the fault', () => {
+    const { figures } = figuresOf(record((t) => t >= 30_000 && t < 60_000));
+    expect(figures.realSuccessDuringFault).toBe(0);
+    expect(figures.realSuccess).toBe(0.6667); // 60 of 90 s
+    expect(figures.answered).toBe(0.6667);
+    expect(figures.amplification).toBe(3);
+    expect(figures.p50Ms).toBe(49);
+    expect(figures.p99Ms).toBe(98);
+    expect(figures.recoveryS).toBe(0);
+    expect(figures.rto).toBeUndefined();
+  });
+
+  it('recovery: the start of the first 5 s window with 99 % real answers after the fault; null when none', () => {
+    expect(figuresOf(record((t) => t >= 30_000 && t < 72_300)).figures.recoveryS).toBe(12.3);
+    // one failure in 50 per window stays under 99 %: never recovers
+    expect(figuresOf(record((t) => t >= 30_000 && t % 500 === 0)).figures.recoveryS).toBeNull();
+  });
+
+  it('feeds rtoMax with the measured breaker inputs', () => {
+    const { figures } = figuresOf(record((t) => t >= 30_000 && t < 60_000, 'standard'));
+    // open: 6000 + 2000 / (1 − 0.5³)
+    expect(figures.rto).toEqual({ rtoMaxS: 8.29, errorLatencyMs: 2000, recoveryRate: 0.5 });
+  });
+});

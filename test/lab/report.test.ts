@@ -1,0 +1,57 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CHARTS, htmlReport } from '../../lab/report.js';
+import { runLab } from '../../lab/run.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const results = await runLab({ rows: ['baseline', 'standard'], scenarios: ['hardOutage', 'capacityDrop'], seed: 1, durationMs: 120_000 });
+const html = await htmlReport(results);
+
+describe('the HTML report', () => {
+  it('is self-contained: every chart an inline SVG with its lines drawn, and no script', () => {
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toMatch(/(src|href)="https?:/i);
+    const figures = [...html.matchAll(/<figure class="chart" data-chart="(\w+)">([\s\S]*?)<\/figure>/g)];
+    expect(figures).toHaveLength(results.scenarios.length * CHARTS.length);
+    for (const [, key, body] of figures) {
+      expect(body!.startsWith('<svg'), key).toBe(true);
+      // the rows' lines: paths with many points
+      const lines = [...body!.matchAll(/<path[^>]*\sd="M[^"]{200,}"/g)].length;
+      expect(lines, key).toBeGreaterThan(0);
+      expect(body).toContain('simulated time (s)');
+    }
+  });
+});
+
+const required = process.env.BREAKWATER_REQUIRE_CHROMIUM === '1';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium && !required) console.log(`SKIP report screenshot: ${CHROMIUM} not found (apt-get install -y chromium; BREAKWATER_REQUIRE_CHROMIUM=1 makes this a failure)`);
+
+describe.skipIf(!hasChromium && !required)('the HTML report in headless Chromium', () => {
+  it('draws every chart', async () => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+      await page.setContent(html);
+      const boxes = await page.$$eval('figure.chart > svg', (svgs) =>
+        svgs.map((s) => {
+          const r = s.getBoundingClientRect();
+          return { w: r.width, h: r.height, paths: s.querySelectorAll('path').length };
+        }),
+      );
+      expect(boxes).toHaveLength(results.scenarios.length * CHARTS.length);
+      for (const b of boxes) {
+        expect(b.w).toBeGreaterThan(300);
+        expect(b.h).toBeGreaterThan(100);
+        expect(b.paths).toBeGreaterThan(1);
+      }
+      const png = await page.screenshot({ fullPage: true });
+      expect(png.subarray(1, 4).toString()).toBe('PNG');
+      expect(png.length).toBeGreaterThan(20_000);
+      if (process.env.BREAKWATER_LAB_SCREENSHOT) writeFileSync(process.env.BREAKWATER_LAB_SCREENSHOT, png);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});

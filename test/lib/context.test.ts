@@ -1,0 +1,46 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { deadlineTimerOf } from '../../lib/clock.js';
+import { Context, Scope } from '../../lib/context.js';
+import { TimeoutError } from '../../lib/errors.js';
+import { TestClock } from '../../lib/testing.js';
+
+const START = 1_700_000_000_000;
+
+describe('Scope', () => {
+  it('a scope made under a cooperatively aborted parent still hears a later hard abort', () => {
+    const ac = new AbortController();
+    const root = new Scope(undefined, ac.signal, Infinity, undefined, 'root', false);
+    const coop = new Scope(root, undefined, Infinity, undefined, 'coop', true);
+    coop.abort(new TimeoutError('coop'), false, true);
+    const late = new Scope(coop, undefined, Infinity, undefined, 'late', false);
+    expect(late.aborted && late.cooperative).toBe(true);
+    const reason = new Error('caller');
+    ac.abort(reason);
+    expect(late.cooperative).toBe(false);
+    expect(late.reason).toBe(reason);
+    expect(late.byCaller).toBe(true);
+  });
+
+  it('makes the AbortSignal only when read, and aborts it with the reason', async () => {
+    const clock = new TestClock(START);
+    const scope = new Scope(undefined, undefined, START + 10, deadlineTimerOf(clock), 'deadline', false);
+    const ctx = new Context(clock, scope, START + 10, 1, undefined, {});
+    await clock.advance(10);
+    expect(scope.aborted).toBe(true);
+    expect(ctx.signal.aborted).toBe(true);
+    expect(ctx.signal.reason).toBeInstanceOf(TimeoutError);
+  });
+
+  it('dispose removes its listener from the caller signal and its timer entry', () => {
+    const clock = new TestClock(START);
+    const ac = new AbortController();
+    const timer = deadlineTimerOf(clock);
+    const scope = new Scope(undefined, ac.signal, START + 100, timer, 'x', false);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
+    expect(timer.size).toBe(1);
+    scope.dispose();
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    expect(timer.size).toBe(0);
+  });
+});
