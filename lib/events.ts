@@ -264,6 +264,20 @@ export interface TakeoverEvent extends EventBase {
   readonly token: string;
 }
 
+/** A write-behind writer queued a write it could not deliver now. */
+export interface WriteQueuedEvent extends EventBase {
+  readonly type: 'writeQueued';
+  readonly id: string;
+  readonly key: string;
+}
+
+/** A write-behind writer's replayer delivered a queued write. */
+export interface ReplayedEvent extends EventBase {
+  readonly type: 'replayed';
+  readonly id: string;
+  readonly key: string;
+}
+
 /**
  * Every event a breakwater policy emits, discriminated by `type`. Later
  * policies add their members here.
@@ -295,7 +309,9 @@ export type PolicyEvent =
   | JoinedEvent
   | ServedEvent
   | ClaimedEvent
-  | TakeoverEvent;
+  | TakeoverEvent
+  | WriteQueuedEvent
+  | ReplayedEvent;
 
 /**
  * A policy's event source: a private `Subject`, exposed as `events$`. Check

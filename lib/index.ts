@@ -49,6 +49,8 @@ export type {
   ShedEvent,
   ConfigAppliedEvent,
   ConfigRejectedEvent,
+  WriteQueuedEvent,
+  ReplayedEvent,
   HedgedEvent,
   WonEvent,
   InjectedEvent,
@@ -82,3 +84,4 @@ export * from '../policies/breaker-registry/index.js';
 export * from '../policies/bulkhead/index.js';
 export * from '../policies/rate-limiter/index.js';
 export * from '../policies/idempotent/index.js';
+export * from './strategies/index.js';

@@ -11,6 +11,9 @@ import {
   type DegradePredicate,
   type SignalSource,
 } from '../../policies/degrade/index.js';
+import { bulkhead, BulkheadOptionsSchema } from '../../policies/bulkhead/index.js';
+import { idempotent, IdempotentOptionsSchema, type IdempotencyCodec, type IdempotencyStore } from '../../policies/idempotent/index.js';
+import { rateLimiter, RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../../policies/breaker-registry/index.js';
 import { cache, type CacheStore } from '../../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, CircuitBreakerVariants, type CircuitBreakerOptions } from '../../policies/circuit-breaker/index.js';
@@ -39,21 +42,24 @@ import type { ExecutionContext } from '../policy.js';
 import type { Policy } from '../policy.js';
 import type { Resolver } from './resolve.js';
 
-const handlerName = z.string().min(1, { message: 'expected a handler name' });
+export const handlerName = z.string().min(1, { message: 'expected a handler name' });
 
-const BackoffConfigSchema = z.discriminatedUnion('kind', [
+/** Backoff as data: `{ kind: 'constant' | 'linear' | 'exponential', ... }`. */
+export const BackoffConfigSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('constant'), ms: nonNegativeMs }).strict(),
   z.object({ kind: z.literal('linear'), ms: nonNegativeMs, step: nonNegativeMs }).strict(),
   ExponentialShape.extend({ kind: z.literal('exponential') }).refine(maxAtLeastInitial, { message: 'max must be >= initial', path: ['max'] }),
 ]);
 
-const BudgetConfigSchema = z.discriminatedUnion('kind', [
+/** A retry budget as data: `{ kind: 'token' | 'slo', ... }`. */
+export const BudgetConfigSchema = z.discriminatedUnion('kind', [
   TokenBudgetOptionsSchema.extend({ kind: z.literal('token') }),
   SloBudgetOptionsSchema.extend({ kind: z.literal('slo') }),
 ]);
 
 const judges = { handle: handlerName.optional(), handleResult: handlerName.optional() };
-const sreData = SreBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
+/** SRE breaker options as data (handler names for functions). */
+export const sreData = SreBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
 type ZodStrictObject = z.ZodObject<z.ZodRawShape, z.core.$strict>;
 // The data form of each circuit-breaker strategy: functions become handler names.
 const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
@@ -126,6 +132,15 @@ export const entrySchemas = {
       name: nameSchema.optional(),
     })
     .strict(),
+  bulkhead: BulkheadOptionsSchema.omit({ clock: true }).extend({ type: z.literal('bulkhead') }),
+  rateLimiter: z.object({ type: z.literal('rateLimiter'), algorithm: RateAlgorithmConfigSchema, name: nameSchema.optional() }).strict(),
+  idempotent: IdempotentOptionsSchema.omit({ clock: true, store: true, key: true, codec: true, handleResult: true }).extend({
+    type: z.literal('idempotent'),
+    store: handlerName.optional(),
+    key: handlerName.optional(),
+    codec: handlerName.optional(),
+    handleResult: handlerName.optional(),
+  }),
   loadShedder: LoadShedderOptionsSchema.omit({ clock: true, cpu: true }).extend({ type: z.literal('loadShedder'), cpu: handlerName.optional() }),
   hedge: z
     .object({
@@ -302,6 +317,24 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
     }
     case 'hedge':
       return hedge({ ...hedgeOptions(e, r, path), clock });
+    case 'bulkhead': {
+      const { type: _t, ...o } = e;
+      return bulkhead({ ...o, clock });
+    }
+    case 'rateLimiter':
+      return rateLimiter({ algorithm: e.algorithm, ...(e.name ? { name: e.name } : {}), clock });
+    case 'idempotent': {
+      const { type: _t, store, key, codec, handleResult, ...o } = e;
+      const isObj = (v: unknown): v is object => typeof v === 'object' && v !== null;
+      return idempotent({
+        ...o,
+        ...named('store', store === undefined ? undefined : (r.value(store, `${path}.store`, isObj, 'an IdempotencyStore') as IdempotencyStore | undefined)),
+        ...named('key', r.optionalFn<(ctx: ExecutionContext) => string | undefined>(key, `${path}.key`)),
+        ...named('codec', codec === undefined ? undefined : (r.value(codec, `${path}.codec`, isObj, 'a codec') as IdempotencyCodec | undefined)),
+        ...named('handleResult', r.optionalFn<(result: unknown) => boolean>(handleResult, `${path}.handleResult`)),
+        clock,
+      });
+    }
     case 'chaos':
       return chaos({ ...chaosOptions(e, r, path), clock, random });
     case 'cache': {
@@ -363,6 +396,9 @@ export const PolicyConfigSchema = z.discriminatedUnion('type', [
   entrySchemas.fallbackChain,
   entrySchemas.degrade,
   entrySchemas.loadShedder,
+  entrySchemas.bulkhead,
+  entrySchemas.rateLimiter,
+  entrySchemas.idempotent,
   entrySchemas.hedge,
   entrySchemas.chaos,
   entrySchemas.cache,

@@ -8,23 +8,58 @@ import { Pipeline } from '../pipe.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../policy.js';
 import { buildEntry, reconfigureEntry, type EntryConfig } from './entries.js';
 import { Resolver, type BuildEnv, type Handlers } from './resolve.js';
-import { PipelineConfigSchema } from './schema.js';
+import { expand } from '../strategies/expand.js';
+import { StrategyConfigSchema, WriteBehindConfigSchema } from '../strategies/schemas.js';
+import { isWriteQueue } from '../strategies/write-behind/queue.js';
+import { writeBehind, WriteBehind, type Deliver } from '../strategies/write-behind/write-behind.js';
+import { PolicyConfigSchema } from './entries.js';
+import { PoliciesConfigSchema } from './schema.js';
 import type { ConfigAnswer } from './types.js';
 
 interface Parsed {
   readonly name: string | undefined;
+  /** The strategy the entries were written out from, if any. */
+  readonly strategy: string | undefined;
   readonly entries: readonly EntryConfig[];
   readonly paths: readonly string[];
+  /** Handlers the strategy adds to the user's. */
+  readonly extra: Handlers;
+  readonly bind: ((policies: readonly Policy<unknown>[]) => void) | undefined;
 }
 
 function parse(config: unknown): Parsed {
-  const r = PipelineConfigSchema.safeParse(config);
+  if (typeof config === 'object' && config !== null && 'strategy' in config) return parseStrategy(config);
+  const r = PoliciesConfigSchema.safeParse(config);
   if (!r.success) throw new ConfigError('config', toConfigIssues(r.error));
-  return { name: r.data.name, entries: r.data.policies, paths: r.data.policies.map((_, i) => `policies[${i}]`) };
+  const entries = r.data.policies;
+  return { name: r.data.name, strategy: undefined, entries, paths: entries.map((_, i) => `policies[${i}]`), extra: {}, bind: undefined };
+}
+
+function parseStrategy(config: object): Parsed {
+  const r = StrategyConfigSchema.safeParse(config);
+  if (!r.success) throw new ConfigError('config', toConfigIssues(r.error));
+  const expansion = expand(r.data);
+  const entries: EntryConfig[] = [];
+  const issues: ConfigIssue[] = [];
+  for (const { entry, source } of expansion.entries) {
+    // The written-out entries are checked too: cross-field rules of a policy surface under the strategy option.
+    const e = PolicyConfigSchema.safeParse(entry);
+    if (e.success) entries.push(e.data);
+    else for (const issue of toConfigIssues(e.error)) issues.push({ path: issue.path ? `${source}.${issue.path}` : source, message: issue.message });
+  }
+  if (issues.length > 0) throw new ConfigError('config', issues);
+  return {
+    name: r.data.name,
+    strategy: r.data.strategy,
+    entries,
+    paths: expansion.entries.map((x) => x.source),
+    extra: expansion.handlers,
+    bind: expansion.bind,
+  };
 }
 
 function build(parsed: Parsed, handlers: Handlers, env: BuildEnv): Policy<unknown>[] {
-  const resolver = new Resolver(handlers, env);
+  const resolver = new Resolver({ ...handlers, ...parsed.extra }, env);
   const policies: Policy<unknown>[] = [];
   const issues: ConfigIssue[] = [];
   parsed.entries.forEach((entry, i) => {
@@ -38,10 +73,11 @@ function build(parsed: Parsed, handlers: Handlers, env: BuildEnv): Policy<unknow
   });
   issues.push(...resolver.issues);
   if (issues.length > 0) throw new ConfigError('config', issues);
+  parsed.bind?.(policies);
   return policies;
 }
 
-const structureOf = (p: Parsed): string => p.entries.map((e) => e.type).join(' → ');
+const structureOf = (p: Parsed): string => (p.strategy ? `${p.strategy}: ` : '') + p.entries.map((e) => e.type).join(' → ');
 
 /**
  * A pipeline built from data. Given an Observable of configs it follows it:
@@ -70,7 +106,7 @@ export class ConfigPipeline<T> implements Policy<T> {
     private readonly env: BuildEnv,
   ) {
     this.current = parsed;
-    this.name = parsed.name ?? 'config';
+    this.name = parsed.name ?? parsed.strategy ?? 'config';
     this.pipeline = new Pipeline<T>(build(parsed, handlers, env), { name: this.name, clock: env.clock ?? systemClock });
     this.events$ = merge(this.pipeline.events$, this.configEvents.events$);
   }
@@ -108,7 +144,7 @@ export class ConfigPipeline<T> implements Policy<T> {
       this.reject('invalid', isConfigError(error) ? error.issues : [{ path: '', message: String(error) }]);
       return false;
     }
-    const resolver = new Resolver(this.handlers, this.env);
+    const resolver = new Resolver({ ...this.handlers, ...parsed.extra }, this.env);
     const policies = this.pipeline.policies;
     let applied = 0;
     try {
@@ -148,6 +184,17 @@ export class ConfigPipeline<T> implements Policy<T> {
 }
 
 /**
+ * What {@link fromConfig} returns: a {@link WriteBehind} writer for
+ * `{ strategy: 'writeBehind' }`, a {@link ConfigPipeline} for everything else
+ * (also when the config's type is unknown, e.g. parsed JSON).
+ */
+export type FromConfigResult<C, H> = 0 extends 1 & C
+  ? ConfigPipeline<unknown>
+  : [C] extends [{ strategy: 'writeBehind' }]
+    ? WriteBehind
+    : ConfigPipeline<ConfigAnswer<C, H>>;
+
+/**
  * Builds a whole pipeline from data validated by {@link PipelineConfigSchema}.
  * Functions (fallback handlers, predicates, signal sources) are named in the
  * config and given in `handlers`; a missing name is a `ConfigError`, and
@@ -167,9 +214,15 @@ export function fromConfig<const C, const H extends Handlers = {}>(
   config: C | Observable<C>,
   handlers?: H,
   env: BuildEnv = {},
-): ConfigPipeline<ConfigAnswer<C, H>> {
+): FromConfigResult<C, H> {
+  type Out = FromConfigResult<C, H>;
   const named: Handlers = handlers ?? {};
-  if (!isObservable(config)) return new ConfigPipeline(parse(config), named, env);
+  if (!isObservable(config)) {
+    if (typeof config === 'object' && config !== null && (config as { strategy?: unknown }).strategy === 'writeBehind') {
+      return writerFromConfig(config, named, env) as Out;
+    }
+    return new ConfigPipeline(parse(config), named, env) as Out;
+  }
   let first: { value: unknown } | undefined;
   const probe = (config as Observable<unknown>).subscribe((c) => (first ??= { value: c }));
   probe.unsubscribe();
@@ -178,5 +231,23 @@ export function fromConfig<const C, const H extends Handlers = {}>(
   }
   const pipeline = new ConfigPipeline<ConfigAnswer<C, H>>(parse(first.value), named, env);
   pipeline.follow(config as Observable<unknown>);
-  return pipeline;
+  return pipeline as Out;
+}
+
+/** Strategy #9 from data: the writer, with its functions and store resolved by name. */
+function writerFromConfig(config: unknown, handlers: Handlers, env: BuildEnv): WriteBehind {
+  const r = WriteBehindConfigSchema.safeParse(config);
+  if (!r.success) throw new ConfigError('config', toConfigIssues(r.error));
+  const { strategy: _s, deliver, keyOf, store, ...rest } = r.data;
+  const resolver = new Resolver(handlers, env);
+  const options = {
+    ...rest,
+    deliver: resolver.fn<Deliver<unknown>>(deliver, 'deliver'),
+    ...(keyOf === undefined ? {} : { keyOf: resolver.fn<(payload: unknown) => string>(keyOf, 'keyOf') }),
+    ...(store === undefined ? {} : { store: resolver.value(store, 'store', isWriteQueue, 'a WriteQueue (push, peek, ack)') }),
+    clock: env.clock,
+    random: env.random,
+  };
+  if (resolver.issues.length > 0) throw new ConfigError('config', resolver.issues);
+  return writeBehind(options);
 }

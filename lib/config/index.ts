@@ -1,4 +1,4 @@
-export { fromConfig, ConfigPipeline } from './from-config.js';
+export { fromConfig, ConfigPipeline, type FromConfigResult } from './from-config.js';
 export { PipelineConfigSchema, PoliciesConfigSchema, type PipelineConfig, type PolicyConfig } from './schema.js';
 export { PolicyConfigSchema, entrySchemas, type EntryConfig } from './entries.js';
 export type { Handlers, BuildEnv } from './resolve.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { nameSchema } from '../options.js';
+import { StrategyConfigSchema, WriteBehindConfigSchema } from '../strategies/schemas.js';
 import { PolicyConfigSchema } from './entries.js';
 
 /** A pipeline written as its policies, innermost first (like `pipe`). */
@@ -14,15 +15,16 @@ export const PoliciesConfigSchema = z
 
 /**
  * The whole pipeline as data: `{ name?, policies: [...] }` with each entry a
- * discriminated union on `type` (the factory's name). Functions are named
- * and passed to `fromConfig` in `handlers`.
+ * discriminated union on `type` (the factory's name), or
+ * `{ name?, strategy: '<one of the named strategies>', ...options }`.
+ * Functions are named and passed to `fromConfig` in `handlers`.
  *
  * @example
  * ```ts
  * PipelineConfigSchema.parse({ policies: [{ type: 'timeout', ms: 300 }, { type: 'retry', maxAttempts: 3 }] });
  * ```
  */
-export const PipelineConfigSchema = PoliciesConfigSchema;
+export const PipelineConfigSchema = z.union([PoliciesConfigSchema, StrategyConfigSchema, WriteBehindConfigSchema]);
 
 /** A pipeline config as written (defaults optional): what `fromConfig` accepts. */
 export type PipelineConfig = z.input<typeof PipelineConfigSchema>;

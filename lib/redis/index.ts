@@ -7,3 +7,4 @@
 export { redisStore, RedisStore, RedisStoreOptionsSchema, type RedisStoreOptions } from './store.js';
 export { redisTokenBucket, RedisTokenBucket, RedisTokenBucketOptionsSchema, type RedisTokenBucketOptions } from './token-bucket.js';
 export { isRedisClient, type RedisClient } from './script.js';
+export { redisWriteQueue, RedisWriteQueue, RedisWriteQueueOptionsSchema, type RedisWriteQueueOptions } from './write-queue.js';

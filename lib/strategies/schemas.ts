@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import { BulkheadOptionsSchema } from '../../policies/bulkhead/index.js';
+import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
+import { BackoffConfigSchema, BudgetConfigSchema, entrySchemas, handlerName, sreData } from '../config/entries.js';
+import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../options.js';
+import { DecisionTreeOptionsSchema } from '../../policies/degrade/index.js';
+
+/** Tuning of a state-machine breaker inside a strategy (the strategy fixes `strategy`). */
+const BreakerTuning = z
+  .object({
+    threshold: z.number().nonnegative().optional(),
+    minRequests: intAtLeast(0).optional(),
+    windowMs: positiveMs.optional(),
+    buckets: intAtLeast(1).optional(),
+    openMs: positiveMs.optional(),
+    probes: intAtLeast(1).optional(),
+    maxHalfOpenMs: positiveMs.optional(),
+    handle: handlerName.optional(),
+    handleResult: handlerName.optional(),
+  })
+  .strict();
+
+const SreTuning = sreData.omit({ name: true }).partial();
+
+const retryFields = {
+  /** Total tries, the first included. @defaultValue 3 */
+  maxAttempts: intAtLeast(1).optional(),
+  /** @defaultValue exponential, 100 ms, x2, max 10 s, full jitter */
+  backoff: BackoffConfigSchema.optional(),
+  /** Which errors to retry (a handler name). */
+  retryOn: handlerName.optional(),
+};
+
+/** A JSON value a fallback can answer with, when no handler is named. */
+const json: z.ZodType<unknown> = z.unknown();
+
+const base = { name: nameSchema.optional() };
+
+/** The data form of each strategy's options, keyed by name. Functions are handler names. */
+export const strategySchemas = {
+  failFast: z.object({ strategy: z.literal('failFast'), ...base, timeoutMs: positiveMs.default(1_000), breaker: SreTuning.optional() }).strict(),
+  boundedRetry: z
+    .object({
+      strategy: z.literal('boundedRetry'),
+      ...base,
+      attemptTimeoutMs: positiveMs.default(1_000),
+      totalTimeoutMs: positiveMs.default(5_000),
+      ...retryFields,
+    })
+    .strict(),
+  budgetedRetry: z
+    .object({
+      strategy: z.literal('budgetedRetry'),
+      ...base,
+      timeoutMs: positiveMs.default(1_000),
+      ...retryFields,
+      /** @defaultValue `{ kind: 'token' }` (ratio 0.1, 10/s floor, 10 s window) */
+      budget: BudgetConfigSchema.default({ kind: 'token', ratio: 0.1, minPerSecond: 10, windowMs: 10_000 }),
+    })
+    .strict(),
+  standard: z
+    .object({
+      strategy: z.literal('standard'),
+      ...base,
+      timeoutMs: positiveMs.default(1_000),
+      ...retryFields,
+      breaker: SreTuning.optional(),
+      fallback: handlerName,
+    })
+    .strict(),
+  guardedRetry: z
+    .object({
+      strategy: z.literal('guardedRetry'),
+      ...base,
+      timeoutMs: positiveMs.default(1_000),
+      breaker: BreakerTuning.optional(),
+      ...retryFields,
+    })
+    .strict(),
+  slowCallShield: z
+    .object({
+      strategy: z.literal('slowCallShield'),
+      ...base,
+      timeoutMs: positiveMs.default(2_000),
+      slowCallMs: nonNegativeMs.default(1_000),
+      breaker: BreakerTuning.optional(),
+      /** How long a fresh value is served from the snapshot cache itself. @defaultValue 1 */
+      cacheTtlMs: positiveMs.default(1),
+      /** Named fallback when no stale value exists. */
+      fallback: handlerName.optional(),
+    })
+    .strict()
+    .refine((o) => o.timeoutMs > o.slowCallMs, { message: 'timeoutMs must exceed slowCallMs, or no call could ever be slow', path: ['timeoutMs'] }),
+  errorCountTrip: z
+    .object({
+      strategy: z.literal('errorCountTrip'),
+      ...base,
+      threshold: intAtLeast(1).default(5),
+      breaker: BreakerTuning.omit({ threshold: true }).optional(),
+      fallback: handlerName.optional(),
+      defaultValue: json.optional(),
+    })
+    .strict()
+    .refine((o) => (o.fallback === undefined) !== (o.defaultValue === undefined), {
+      message: 'give exactly one of fallback (a handler name) or defaultValue',
+      path: ['fallback'],
+    }),
+  idempotentRetry: z
+    .object({
+      strategy: z.literal('idempotentRetry'),
+      ...base,
+      timeoutMs: positiveMs.default(1_000),
+      ...retryFields,
+      idempotent: entrySchemas.idempotent.omit({ type: true }).optional(),
+    })
+    .strict(),
+  fallbackChain: z
+    .object({
+      strategy: z.literal('fallbackChain'),
+      ...base,
+      timeoutMs: positiveMs.default(1_000),
+      breaker: SreTuning.optional(),
+      cacheTtlMs: positiveMs.default(1),
+      /** Secondary sources, tried in order after the stale value. */
+      fallbacks: z.array(handlerName).default([]),
+      defaultValue: json.optional(),
+    })
+    .strict(),
+  layeredBreakers: z
+    .object({
+      strategy: z.literal('layeredBreakers'),
+      ...base,
+      timeoutMs: positiveMs.default(1_000),
+      methodKey: z.string().min(1).default('method'),
+      serviceKey: z.string().min(1).default('service'),
+      method: SreTuning.optional(),
+      service: SreTuning.optional(),
+      fallback: handlerName,
+    })
+    .strict(),
+  adaptiveDegrade: z
+    .object({
+      strategy: z.literal('adaptiveDegrade'),
+      ...base,
+      bulkhead: BulkheadOptionsSchema.omit({ clock: true, name: true }).optional(),
+      rateLimiter: z.object({ algorithm: RateAlgorithmConfigSchema }).strict().optional(),
+      thresholds: DecisionTreeOptionsSchema.optional(),
+      signals: z.record(z.string(), z.union([z.number(), handlerName])).optional(),
+      fallback: handlerName,
+    })
+    .strict()
+    .refine((o) => o.bulkhead === undefined || o.rateLimiter === undefined, { message: 'give bulkhead or rateLimiter, not both', path: ['rateLimiter'] }),
+} as const;
+
+/** Strategy #9 as data: a writer whose functions and store are named in `handlers`. */
+export const WriteBehindConfigSchema = z
+  .object({
+    strategy: z.literal('writeBehind'),
+    ...base,
+    deliver: handlerName,
+    keyOf: handlerName.optional(),
+    store: handlerName.optional(),
+    timeoutMs: positiveMs.optional(),
+    replayIntervalMs: positiveMs.optional(),
+    batch: intAtLeast(1).optional(),
+    breaker: SreTuning.optional(),
+  })
+  .strict();
+
+/** The names of the strategies that are pipelines (`writeBehind` is a writer). */
+export type StrategyName = keyof typeof strategySchemas;
+
+/** Any strategy as data: a discriminated union on `strategy`. */
+export const StrategyConfigSchema = z.discriminatedUnion('strategy', [
+  strategySchemas.failFast,
+  strategySchemas.boundedRetry,
+  strategySchemas.budgetedRetry,
+  strategySchemas.standard,
+  strategySchemas.guardedRetry,
+  strategySchemas.slowCallShield,
+  strategySchemas.errorCountTrip,
+  strategySchemas.idempotentRetry,
+  strategySchemas.fallbackChain,
+  strategySchemas.layeredBreakers,
+  strategySchemas.adaptiveDegrade,
+]);
+
+/** A strategy config after validation. */
+export type StrategyConfig = z.output<typeof StrategyConfigSchema>;
