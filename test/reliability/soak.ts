@@ -5,6 +5,7 @@ import {
   memoryStore,
   policy,
   sloBudget,
+  strategies,
   tokenBudget,
   type Clock,
   type ExecutionContext,
@@ -72,7 +73,21 @@ export function pipelines(clock: Clock, random: () => number, ms = 1): Policy<un
     policy(env).chaos({ fault: new Error('chaos'), injectionRate: 0.2, random }).cache({ ttlMs: t(50), store: memoryCacheStore({ clock }), key: (ctx) => ctx.key }).timeout(t(60)),
     policy(env).chaos({ latency: t(15), injectionRate: 0.3, random }).timeout(t(60)),
     policy(env).degrade({ when: () => random() < 0.1, to: () => 'degraded' }).loadShedder({ cpu: () => random(), cpuThreshold: 0.8, windowMs: t(1_000), buckets: 10, coolOffMs: t(50) }).timeout(t(60)),
-  ] as Policy<unknown>[];
+    // and every strategy (lib/strategies), each on the same clock and random source
+    strategies.failFast({ timeoutMs: t(50), ...env }),
+    strategies.boundedRetry({ attemptTimeoutMs: t(30), totalTimeoutMs: t(80), maxAttempts: 2, backoff: { kind: 'constant' as const, ms: t(3) }, ...env }),
+    strategies.budgetedRetry({ timeoutMs: t(50), maxAttempts: 3, backoff: { kind: 'constant' as const, ms: t(3) }, ...env }),
+    strategies.standard({ timeoutMs: t(50), maxAttempts: 2, backoff: { kind: 'constant' as const, ms: t(3) }, fallback: () => 'fallback', ...env }),
+    strategies.guardedRetry({ timeoutMs: t(50), breaker: { minRequests: 10 }, maxAttempts: 2, backoff: { kind: 'constant' as const, ms: t(3) }, ...env }),
+    strategies.slowCallShield({ timeoutMs: t(60), slowCallMs: t(20), breaker: { minRequests: 10 }, ...env }),
+    // these two bound no call by themselves: an outer timeout does, as in a service
+    policy(env).use(strategies.errorCountTrip({ defaultValue: 'default', breaker: { openMs: t(100) }, ...env })).timeout(t(100)),
+    // a same-key caller joins the in-process flight, even one whose operation ignores its signal: bound it
+    policy(env).use(strategies.idempotentRetry({ idempotent: { leaseMs: t(100), pollMs: t(10), ttlMs: t(300) }, timeoutMs: t(50), maxAttempts: 2, backoff: { kind: 'constant' as const, ms: t(3) }, ...env })).timeout(t(150)),
+    strategies.fallbackChain({ timeoutMs: t(50), fallbacks: [() => Promise.reject(new Error('replica down'))], defaultValue: 'default', ...env }),
+    strategies.layeredBreakers({ timeoutMs: t(50), fallback: () => 'fallback', ...env }),
+    policy(env).use(strategies.adaptiveDegrade({ bulkhead: { limit: 20, queue: 20 }, signals: { qps: () => random() * 8_000, cpu: () => random() }, fallback: () => 'degraded', ...env })).timeout(t(100)),
+  ] as unknown as Policy<unknown>[];
 }
 
 /** What a soak run counted. */
@@ -95,6 +110,9 @@ export interface SoakResult {
 export async function soak(options: { calls: number; clock: Clock; random: () => number; advance: (ms: number) => Promise<void>; batch?: number; ms?: number }): Promise<SoakResult> {
   const { calls, clock, random, advance, batch = 100, ms = 1 } = options;
   const chains = pipelines(clock, random, ms);
+  // writeBehind (a writer, not a pipeline): every 10th call also writes through it, delivering with the same operation
+  let writeKind = 0;
+  const writer = strategies.writeBehind<number>({ deliver: (_, ctx) => operation(writeKind, clock)(ctx), keyOf: (n) => `w${n % 5}`, replayIntervalMs: 50 * ms, clock, random });
   const result: SoakResult = { calls, settled: 0, ok: 0, failed: 0, listenersLeft: 0 };
   const ok = () => void result.ok++;
   const failed = () => void result.failed++;
@@ -113,12 +131,17 @@ export async function soak(options: { calls: number; clock: Clock; random: () =>
         ...(random() < 0.3 ? { timeout: 40 * ms } : {}),
       };
       pending.push(chain.execute(operation(kind, clock), options).then(ok, failed));
+      if ((done + i) % 10 === 0) {
+        writeKind = kind === 4 ? 2 : kind; // a delivery that ignores its signal would never end: writeBehind has no deadline of its own
+        pending.push(writer.write(done + i, { signal: ac.signal }).then(ok, failed));
+      }
       if (random() < 0.2) clock.setTimeout(() => ac.abort(new Error('caller')), Math.floor(random() * 100 * ms));
     }
     await advance(400 * ms);
     await Promise.all(pending);
-    result.settled += pending.length;
+    result.settled += pending.length - Math.ceil(Math.min(batch, calls - done) / 10);
     for (const s of signals) if (getEventListeners(s, 'abort').length > 0) result.listenersLeft++;
   }
+  writer.close();
   return result;
 }
