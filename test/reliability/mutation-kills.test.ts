@@ -143,6 +143,8 @@ describe('retry: events and boundaries', () => {
     expect(op.calls()).toBe(4);
     expect(() => r.reconfigure({ maxAttempts: 0 })).toThrow(ConfigError);
     expect(() => r.reconfigure({ clock } as never)).toThrow(ConfigError);
+    expect(() => r.reconfigure({ random: Math.random } as never)).toThrow(ConfigError);
+    expect(() => r.reconfigure({ name: 'other' } as never)).toThrow(ConfigError);
     expect(r.maxAttempts).toBe(4);
     expect(() => retry({ maxAttempts: 0 })).toThrow(expect.objectContaining({ policy: 'retry' }));
   });
