@@ -285,3 +285,46 @@ describe('window and breakers: from the survivors', () => {
     expect(b.state).toBe('open');
   });
 });
+
+describe('sreBreaker: from the survivors', () => {
+  it('reports isolation and reset as state changes with their reasons', async () => {
+    const { sreBreaker } = await import('../../lib/index.js');
+    const b = sreBreaker({ clock: new TestClock(T0) });
+    const events = collect(b);
+    const h = b.isolate();
+    b.reset();
+    h.dispose();
+    expect(events.filter((e) => e.type === 'stateChange')).toEqual([
+      { type: 'stateChange', policy: 'breaker', from: 'closed', to: 'open', reason: 'isolated', figure: undefined },
+      { type: 'stateChange', policy: 'breaker', from: 'open', to: 'closed', reason: 'reset', figure: undefined },
+    ]);
+  });
+
+  it('reconfigure keeps clock and random, and names what cannot change', async () => {
+    const { sreBreaker } = await import('../../lib/index.js');
+    let t = T0;
+    let draws = 0;
+    const clock = { now: () => t, setTimeout: () => 0, clearTimeout: () => {} };
+    const b = sreBreaker({ clock, random: () => (draws++, 0), protection: 0, forcePassMs: 1e9, windowMs: 1_000, buckets: 10 });
+    b.reconfigure({ protection: 0, forcePassMs: 1e9, windowMs: 1_000, buckets: 10 });
+    let shed = 0;
+    for (let i = 0; i < 8; i++) {
+      try {
+        b.allow().failure();
+      } catch (e) {
+        expect(e).toBeInstanceOf(BrokenCircuitError);
+        shed++;
+      }
+      t += 1; // the injected clock is still the one read
+    }
+    expect(shed).toBeGreaterThan(0);
+    expect(draws).toBe(shed); // the injected random (always 0) decided every shed
+    try {
+      b.reconfigure({ windowMs: 2_000, buckets: 10 });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ConfigError).issues).toEqual([{ path: 'windowMs', message: expect.stringContaining('cannot change in place') }]);
+    }
+    expect(() => sreBreaker({ k: -1 })).toThrow(expect.objectContaining({ policy: 'breaker' }));
+  });
+});
