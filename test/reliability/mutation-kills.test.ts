@@ -328,3 +328,26 @@ describe('sreBreaker: from the survivors', () => {
     expect(() => sreBreaker({ k: -1 })).toThrow(expect.objectContaining({ policy: 'breaker' }));
   });
 });
+
+describe('circuitBreaker: from the survivors', () => {
+  it('isolate/reset reasons, reconfigure refusing shape changes, a restored isolation reported as such', async () => {
+    const { circuitBreaker } = await import('../../lib/index.js');
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'errorRatio', clock });
+    const events = collect(b);
+    b.isolate();
+    const restored = circuitBreaker({ strategy: 'errorRatio', clock, initialState: JSON.parse(JSON.stringify(b.snapshot())) });
+    expect(restored.snapshot()).toMatchObject({ isolated: true, state: 'open', retryAt: null });
+    b.reset();
+    expect(events.filter((e) => e.type === 'stateChange').map((e) => (e as { reason: string }).reason)).toEqual(['isolated', 'reset']);
+    for (const change of [{ strategy: 'errorCount' }, { strategy: 'errorRatio', windowMs: 20_000 }, { strategy: 'errorRatio', buckets: 20 }]) {
+      try {
+        b.reconfigure(change as never);
+        expect.unreachable();
+      } catch (e) {
+        expect((e as ConfigError).issues[0]).toMatchObject({ path: Object.keys(change).find((k) => k !== 'strategy') ?? 'strategy', message: expect.stringContaining('cannot change in place') });
+      }
+    }
+    expect(() => circuitBreaker({ strategy: 'errorRatio', threshold: 2 })).toThrow(expect.objectContaining({ policy: 'circuitBreaker' }));
+  });
+});
