@@ -32,7 +32,7 @@ export {
   type ResilienceErrorCode,
 } from './errors.js';
 export { EventSource } from './events.js';
-export { RollingWindow, goZeroOrigin, leapArrayOrigin } from './window.js';
+export { RollingWindow, goZeroOrigin, leapArrayOrigin, snapshotWindow, restoreWindow, type WindowSnapshot } from './window.js';
 export { BreakerPolicy, Permit, IsolationHandle } from './breaker.js';
 export type {
   PolicyEvent,

@@ -175,3 +175,47 @@ export function goZeroOrigin(t0: number): number {
 export function leapArrayOrigin(t0: number, bucketMs: number): number {
   return t0 - (((t0 % bucketMs) + bucketMs) % bucketMs);
 }
+
+/**
+ * A {@link RollingWindow} as plain JSON: its grid (`origin`, `bucketMs`,
+ * `size`), the newest bucket recorded into (`head`, -1 before any record),
+ * the running sums over the visible buckets, and the per-bucket counts
+ * (`[c0, c1, c2]` per slot, or `null` while the window has needed no array).
+ */
+export interface WindowSnapshot {
+  origin: number;
+  bucketMs: number;
+  size: number;
+  head: number;
+  sums: [number, number, number];
+  counts: number[] | null;
+}
+
+/**
+ * The window as plain JSON (copies; later records do not change it).
+ * @example
+ * ```ts
+ * JSON.stringify(snapshotWindow(breaker.window));
+ * ```
+ */
+export function snapshotWindow(w: RollingWindow): WindowSnapshot {
+  return { origin: w.origin, bucketMs: w.bucketMs, size: w.size, head: w.head, sums: [w.s0, w.s1, w.s2], counts: w.counts === undefined ? null : Array.from(w.counts) };
+}
+
+/**
+ * A window rebuilt from a {@link WindowSnapshot} (already validated: see
+ * `windowSnapshotSchema`); the snapshot is copied, never kept or changed.
+ * @example
+ * ```ts
+ * const w = restoreWindow(snapshotWindow(old));
+ * ```
+ */
+export function restoreWindow(s: WindowSnapshot): RollingWindow {
+  const w = new RollingWindow(s.size, s.bucketMs, s.origin);
+  w.head = s.head;
+  w.s0 = s.sums[0];
+  w.s1 = s.sums[1];
+  w.s2 = s.sums[2];
+  if (s.counts !== null) w.counts = Uint32Array.from(s.counts);
+  return w;
+}

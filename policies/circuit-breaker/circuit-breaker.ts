@@ -3,10 +3,11 @@ import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
-import { leapArrayOrigin, RollingWindow } from '../../lib/window.js';
+import { leapArrayOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import {
   CircuitBreakerOptionsSchema,
   type CircuitBreakerOptions,
+  type CircuitBreakerSnapshot,
   type CircuitBreakerStats,
   type ResolvedCircuitBreakerOptions,
 } from './options.js';
@@ -51,9 +52,38 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     super(name, clock, o.handle, o.handleResult);
     this.o = o;
     const bucketMs = o.windowMs / o.buckets;
-    this.window = new RollingWindow(o.buckets, bucketMs, leapArrayOrigin(clock.now(), bucketMs));
+    const s = o.initialState;
+    this.window = s === undefined ? new RollingWindow(o.buckets, bucketMs, leapArrayOrigin(clock.now(), bucketMs)) : restoreWindow(s.window);
     this.timed = o.strategy === 'slowCallRatio';
     this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
+    if (s !== undefined) this.restore(s);
+  }
+
+  /**
+   * The breaker's state, streaks and window as plain JSON, for
+   * `initialState` (e.g. across a restart). Calls in flight are not part of
+   * it. Reading it changes nothing.
+   *
+   * @example
+   * ```ts
+   * const saved = JSON.stringify(b.snapshot());
+   * const again = circuitBreaker({ strategy: 'errorRatio', initialState: JSON.parse(saved) });
+   * ```
+   */
+  snapshot(): CircuitBreakerSnapshot {
+    return {
+      kind: 'circuit',
+      state: this.current,
+      isolated: this.isolations > 0,
+      retryAt: Number.isFinite(this.retryAt) ? this.retryAt : null,
+      halfOpenSince: this.halfOpenSince,
+      probeSuccesses: this.probeSuccesses,
+      consecutiveFailures: this.consecutiveFailures,
+      consecutiveSuccesses: this.consecutiveSuccesses,
+      probeBits: this.probeBits,
+      probeCount: this.probeCount,
+      window: snapshotWindow(this.window),
+    };
   }
 
   get state(): BreakerState {
@@ -66,7 +96,7 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
    * `strategy`, `windowMs` and `buckets` shape the window and cannot change
    * in place; asking to is a `ConfigError`, and nothing changes.
    */
-  reconfigure(options: Omit<CircuitBreakerOptions, 'clock' | 'name'>): void {
+  reconfigure(options: Omit<CircuitBreakerOptions, 'clock' | 'name' | 'initialState'>): void {
     const o = parseOptions(CircuitBreakerOptionsSchema, { ...options, name: this.name }, this.name);
     const fixed = (['strategy', 'windowMs', 'buckets'] as const).filter((k) => o[k] !== this.o[k]);
     if (fixed.length > 0) throw new ConfigError(this.name, fixed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
@@ -149,6 +179,19 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
   protected onReset(): void {
     this.probeBits = this.probeCount = 0;
     this.toClosed('reset', undefined);
+  }
+
+  /** Takes the fields of a validated snapshot (the window is already rebuilt). */
+  private restore(s: CircuitBreakerSnapshot): void {
+    this.current = s.isolated ? 'open' : s.state;
+    this.retryAt = s.isolated || s.retryAt === null ? Infinity : s.retryAt;
+    this.halfOpenSince = s.halfOpenSince;
+    this.probeSuccesses = s.probeSuccesses;
+    this.consecutiveFailures = s.consecutiveFailures;
+    this.consecutiveSuccesses = s.consecutiveSuccesses;
+    this.probeBits = s.probeBits;
+    this.probeCount = s.probeCount;
+    if (s.isolated) this.isolations = 1;
   }
 
   /** Success rate of the last (up to) 3 probes; 1 when there were none (seed 002 §2.2). */

@@ -2,6 +2,8 @@ export { circuitBreaker, CircuitBreaker } from './circuit-breaker.js';
 export {
   CircuitBreakerOptionsSchema,
   CircuitBreakerVariants,
+  CircuitBreakerSnapshotSchema,
+  type CircuitBreakerSnapshot,
   type CircuitBreakerOptions,
   type CircuitBreakerStats,
   type CircuitBreakerStrategy,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkBuckets, finite, handleResultSchema, handleSchema, intSchema, ratioSchema } from '../../lib/breaker-options.js';
+import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../../lib/breaker-options.js';
 import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/options.js';
 
 /** What {@link CircuitBreaker.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */
@@ -15,6 +15,39 @@ export interface CircuitBreakerStats {
   /** Successes in a row, since the last failure or state change. */
   readonly consecutiveSuccesses: number;
 }
+
+/**
+ * What {@link CircuitBreaker.snapshot} returns and `initialState` takes:
+ * plain JSON (clock times are the clock's epoch ms). Calls in flight are not
+ * part of it: their permits belong to the breaker that admitted them.
+ */
+export const CircuitBreakerSnapshotSchema = z
+  .object({
+    /** Which family made it. */
+    kind: z.literal('circuit'),
+    state: z.enum(['closed', 'open', 'half-open'], { message: "expected 'closed', 'open' or 'half-open'" }),
+    /** Forced open by `isolate()`; a restored breaker stays open until `reset()`. */
+    isolated: z.boolean({ message: 'expected a boolean' }),
+    /** Clock time from which an open breaker admits a probe; `null` only when isolated. */
+    retryAt: z.number({ message: 'expected a finite clock time or null' }).nullable(),
+    /** When the current half-open wait began. */
+    halfOpenSince: z.number({ message: 'expected a finite clock time' }),
+    probeSuccesses: intSchema(0),
+    consecutiveFailures: intSchema(0),
+    consecutiveSuccesses: intSchema(0),
+    /** Outcomes of the last (up to 3) probes, newest in bit 0 (dynamicThreshold). */
+    probeBits: intSchema(0).max(7, { message: 'expected an integer in [0, 7]' }),
+    probeCount: intSchema(0).max(3, { message: 'expected an integer in [0, 3]' }),
+    /** The statistics window. */
+    window: windowSnapshotSchema,
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.retryAt === null && !s.isolated) ctx.addIssue({ code: 'custom', path: ['retryAt'], message: 'may be null only when isolated' });
+  });
+
+/** {@link CircuitBreakerSnapshotSchema}'s type. */
+export type CircuitBreakerSnapshot = z.output<typeof CircuitBreakerSnapshotSchema>;
 
 const common = {
   /**
@@ -51,6 +84,11 @@ const common = {
   handle: handleSchema.optional(),
   /** Which results count as failures. @defaultValue none */
   handleResult: handleResultSchema.optional(),
+  /**
+   * State to start from: a {@link CircuitBreaker.snapshot} (validated; never changed). Its window must have this breaker's grid.
+   * @defaultValue a fresh, closed breaker
+   */
+  initialState: CircuitBreakerSnapshotSchema.optional(),
   /** @defaultValue `'circuitBreaker'` */
   name: nameSchema.default('circuitBreaker'),
   /** @defaultValue the system clock */
@@ -135,7 +173,10 @@ export const CircuitBreakerVariants = { SlowCallRatio, ErrorRatio, ErrorCount, C
 /** Options of {@link circuitBreaker}: a discriminated union on `strategy`. */
 export const CircuitBreakerOptionsSchema = z
   .discriminatedUnion('strategy', [SlowCallRatio, ErrorRatio, ErrorCount, ConsecutiveFailures, DynamicThreshold, Custom])
-  .superRefine(checkBuckets);
+  .superRefine((o, ctx) => {
+    checkBuckets(o, ctx);
+    checkSnapshotGrid(o, ctx);
+  });
 
 /**
  * Options of {@link circuitBreaker}, written flat.

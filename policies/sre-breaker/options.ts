@@ -1,6 +1,28 @@
 import { z } from 'zod';
-import { checkBuckets, finite, handleResultSchema, handleSchema, intSchema } from '../../lib/breaker-options.js';
+import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, windowSnapshotSchema } from '../../lib/breaker-options.js';
 import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/options.js';
+
+/**
+ * What {@link SreBreaker.snapshot} returns and `initialState` takes: plain
+ * JSON (clock times are the clock's epoch ms).
+ */
+export const SreBreakerSnapshotSchema = z
+  .object({
+    /** Which family made it. */
+    kind: z.literal('sre'),
+    /** The last decision's drop ratio was > 0. */
+    open: z.boolean({ message: 'expected a boolean' }),
+    /** Forced open by `isolate()`; a restored breaker stays open until `reset()`. */
+    isolated: z.boolean({ message: 'expected a boolean' }),
+    /** Clock time of the last call let through while shedding; `null` before any. */
+    lastPass: z.number({ message: 'expected a finite clock time or null' }).nullable(),
+    /** The statistics window. */
+    window: windowSnapshotSchema,
+  })
+  .strict();
+
+/** {@link SreBreakerSnapshotSchema}'s type. */
+export type SreBreakerSnapshot = z.output<typeof SreBreakerSnapshotSchema>;
 
 /** Options of {@link sreBreaker}; defaults are go-zero's (`core/breaker/googlebreaker.go`). */
 export const SreBreakerShape = z
@@ -44,6 +66,11 @@ export const SreBreakerShape = z
     handle: handleSchema.optional(),
     /** Which results count as failures. @defaultValue none */
     handleResult: handleResultSchema.optional(),
+    /**
+     * State to start from: a {@link SreBreaker.snapshot} (validated; never changed). Its window must have this breaker's grid.
+     * @defaultValue a fresh, closed breaker
+     */
+    initialState: SreBreakerSnapshotSchema.optional(),
     /** @defaultValue `'breaker'` */
     name: nameSchema.default('breaker'),
     /** @defaultValue the system clock */
@@ -54,8 +81,9 @@ export const SreBreakerShape = z
   .strict();
 
 /** The cross-field rules of {@link SreBreakerShape} (zod-only): buckets divide windowMs, k >= minK. */
-export function checkSre(o: { windowMs: number; buckets: number; k: number; minK: number }, ctx: z.RefinementCtx): void {
+export function checkSre(o: { windowMs: number; buckets: number; k: number; minK: number; initialState?: SreBreakerSnapshot | undefined }, ctx: z.RefinementCtx): void {
   checkBuckets(o, ctx);
+  checkSnapshotGrid(o, ctx);
   if (o.k < o.minK) ctx.addIssue({ code: 'custom', path: ['k'], message: `must be >= minK (${o.minK})` });
 }
 

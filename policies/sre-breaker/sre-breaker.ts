@@ -2,8 +2,8 @@ import { BreakerPolicy, SUCCESS, type Verdict } from '../../lib/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
 import { parseOptions } from '../../lib/options.js';
-import { goZeroOrigin, RollingWindow } from '../../lib/window.js';
-import { SreBreakerOptionsSchema, type ResolvedSreBreakerOptions, type SreBreakerOptions } from './options.js';
+import { goZeroOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
+import { SreBreakerOptionsSchema, type ResolvedSreBreakerOptions, type SreBreakerOptions, type SreBreakerSnapshot } from './options.js';
 
 /** What {@link SreBreaker.stats} reports about the current window (go-zero's `windowResult`). */
 export interface SreBreakerStats {
@@ -50,7 +50,28 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     super(name, clock, o.handle, o.handleResult);
     this.o = o;
     this.random = o.random ?? Math.random;
-    this.window = new RollingWindow(o.buckets, o.windowMs / o.buckets, goZeroOrigin(clock.now()));
+    const s = o.initialState;
+    this.window = s === undefined ? new RollingWindow(o.buckets, o.windowMs / o.buckets, goZeroOrigin(clock.now())) : restoreWindow(s.window);
+    if (s !== undefined) {
+      this.open = s.open || s.isolated;
+      this.lastPass = s.lastPass ?? NaN;
+      if (s.isolated) this.isolations = 1;
+    }
+  }
+
+  /**
+   * The breaker's state and window as plain JSON, for `initialState` (e.g.
+   * across a restart). Reading it changes nothing.
+   *
+   * @example
+   * ```ts
+   * const saved = JSON.stringify(b.snapshot());
+   * const again = sreBreaker({ initialState: JSON.parse(saved) });
+   * ```
+   */
+  snapshot(): SreBreakerSnapshot {
+    const lastPass = this.lastPass;
+    return { kind: 'sre', open: this.open, isolated: this.isolations > 0, lastPass: lastPass === lastPass ? lastPass : null, window: snapshotWindow(this.window) };
   }
 
   get state(): 'closed' | 'open' {
@@ -63,7 +84,7 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
    * `buckets` shape the window and cannot change in place; asking to is a
    * `ConfigError`, and nothing changes.
    */
-  reconfigure(options: Omit<SreBreakerOptions, 'clock' | 'random' | 'name'>): void {
+  reconfigure(options: Omit<SreBreakerOptions, 'clock' | 'random' | 'name' | 'initialState'>): void {
     const o = parseOptions(SreBreakerOptionsSchema, { ...options, name: this.name }, this.name);
     const fixed = (['windowMs', 'buckets'] as const).filter((k) => o[k] !== this.o[k]);
     if (fixed.length > 0) throw new ConfigError(this.name, fixed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));

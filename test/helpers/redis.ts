@@ -85,6 +85,8 @@ export interface RedisServer {
   start(): Promise<void>;
   /** Stops it (SIGTERM: Redis syncs its append-only file and exits). */
   stop(): Promise<void>;
+  /** Kills it with SIGKILL (a crash: no shutdown work; with appendfsync always, acknowledged writes survive). */
+  kill(): Promise<void>;
   /** Stops it and removes its data directory. */
   dispose(): Promise<void>;
 }
@@ -133,6 +135,15 @@ export async function startRedis(options: { appendonly?: boolean } = {}): Promis
       await new Promise<void>((resolve) => {
         p.once('exit', () => resolve());
         p.kill('SIGTERM');
+      });
+    },
+    async kill() {
+      const p = proc;
+      if (p === undefined) return;
+      proc = undefined;
+      await new Promise<void>((resolve) => {
+        p.once('exit', () => resolve());
+        p.kill('SIGKILL');
       });
     },
     async dispose() {

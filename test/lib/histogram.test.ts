@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RollingHistogram } from '../../lib/histogram.js';
+import { runs } from '../helpers/fuzz.js';
 
 describe('RollingHistogram', () => {
   it('estimates quantiles within 10 % of the exact value', () => {
@@ -14,7 +15,7 @@ describe('RollingHistogram', () => {
         expect(est).toBeGreaterThanOrEqual(exact);
         expect(est).toBeLessThanOrEqual(exact * 1.1 + 1e-9);
       }),
-      { seed: 42, numRuns: 300 },
+      { seed: 42, numRuns: runs(300) },
     );
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { goZeroOrigin, leapArrayOrigin, RollingWindow } from '../../lib/window.js';
+import { runs } from '../helpers/fuzz.js';
 
 const T0 = 1_700_000_000_123;
 
@@ -128,7 +129,7 @@ describe('RollingWindow against a naive model', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bulkhead } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { runs } from '../../helpers/fuzz.js';
 
 const START = 1_700_000_000_000;
 
@@ -60,7 +61,7 @@ describe('bulkhead (properties)', () => {
         expect(clock.pendingTimers).toBe(0);
         for (const s of signals) expect(getEventListeners(s, 'abort')).toHaveLength(0);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { circuitBreaker, type CircuitBreakerOptions, type Clock, type Permit } from '../../../lib/index.js';
 import { T0 } from '../../helpers/breakers.js';
+import { runs } from '../../helpers/fuzz.js';
 
 type Strategy = 'errorRatio' | 'slowCallRatio' | 'errorCount' | 'consecutiveFailures';
 interface Opts {
@@ -164,7 +165,7 @@ describe('circuitBreaker against a model', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -9,6 +9,7 @@ import {
   type PolicyEvent,
 } from '../../../lib/index.js';
 import { T0 } from '../../helpers/breakers.js';
+import { runs } from '../../helpers/fuzz.js';
 
 /** A synchronous manual clock: properties need no timers. */
 function manualClock(): Clock & { t: number } {
@@ -104,7 +105,7 @@ describe('circuitBreaker properties', () => {
           expect(wrong).toEqual([]);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
     // the runs must reach the states they check
     expect(transitions).toBeGreaterThan(1_500);
@@ -153,7 +154,7 @@ describe('sreBreaker properties', () => {
         }
         expect(wrong).toEqual([]);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

@@ -12,6 +12,7 @@ import {
 } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { rejection, track } from '../../helpers/track.js';
+import { runs } from '../../helpers/fuzz.js';
 
 const START = 1_700_000_000_000;
 
@@ -158,7 +159,7 @@ describe('fallbackChain', () => {
           expect(tried).toEqual(Array.from({ length: first + 1 }, (_, i) => i));
         }
       }),
-      { seed: 42, numRuns: 200 },
+      { seed: 42, numRuns: runs(200) },
     );
   });
 

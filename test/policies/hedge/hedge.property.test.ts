@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hedge, type ExecutionContext } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { runs } from '../../helpers/fuzz.js';
 
 const START = 1_700_000_000_000;
 
@@ -89,7 +90,7 @@ describe('hedge (property)', () => {
         } else expect(r.ok).toBe(false);
         expect(clock.pendingTimers).toBe(0);
       }),
-      { numRuns: 300, seed: 42 },
+      { numRuns: runs(300), seed: 42 },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { idempotent, memoryStore } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { runs } from '../../helpers/fuzz.js';
 
 const START = 1_700_000_000_000;
 
@@ -64,7 +65,7 @@ describe('idempotent (properties)', () => {
         expect(successes.size).toBeLessThanOrEqual(1);
         expect(clock.pendingTimers).toBe(0);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

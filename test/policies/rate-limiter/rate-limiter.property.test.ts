@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isRateLimitedError, leakyBucket, rateLimiter, slidingWindow, tokenBucket, type RateAlgorithm } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { runs } from '../../helpers/fuzz.js';
 
 const START = 1_700_000_000_000;
 
@@ -50,7 +51,7 @@ describe('rate limiter algorithms (properties)', () => {
           expect(v - minA + 1).toBeLessThanOrEqual(burst + 1e-6);
         });
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 
@@ -60,7 +61,7 @@ describe('rate limiter algorithms (properties)', () => {
         const starts = await drive(slidingWindow({ limit, windowMs }), a);
         for (let i = limit; i < starts.length; i++) expect(starts[i]! - starts[i - limit]!).toBeGreaterThanOrEqual(windowMs);
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 
@@ -70,7 +71,7 @@ describe('rate limiter algorithms (properties)', () => {
         const starts = await drive(leakyBucket({ rate, capacity }), a);
         for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(1000 / rate - 1e-3) // epoch-ms floats carry ~1e-4 ms of noise;
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, constant, exponential, linear, type Jitter } from '../../../lib/index.js';
 import { seededRandom } from '../../../lib/testing.js';
+import { runs } from '../../helpers/fuzz.js';
 
 describe('backoff', () => {
   it('constant and linear', () => {
@@ -38,7 +39,7 @@ describe('backoff', () => {
             prev = d;
           }
         }),
-        { seed: 42, numRuns: 200 },
+        { seed: 42, numRuns: runs(200) },
       );
     });
   }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BrokenCircuitError, sreBreaker, type Clock, type Permit } from '../../../lib/index.js';
 import { T0 } from '../../helpers/breakers.js';
+import { runs } from '../../helpers/fuzz.js';
 
 /** go-zero's googleBreaker, written the slow, obvious way: every record kept, every decision recounted. */
 class Model {
@@ -118,7 +119,7 @@ describe('sreBreaker against a model of go-zero', () => {
           }
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
     // the runs must shed and force-pass, not only pass
     expect(sheds).toBeGreaterThan(500);
