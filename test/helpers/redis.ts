@@ -35,18 +35,16 @@ function noticeOnce(): void {
  * when `BREAKWATER_REQUIRE_REDIS=1`.
  */
 export function describeRedis(name: string, body: () => void): void {
-  if (redisAvailable) {
-    describe(name, body);
-  } else if (redisRequired) {
+  if (!redisAvailable && redisRequired) {
     describe(name, () => {
       it('needs redis-server (BREAKWATER_REQUIRE_REDIS=1)', () => {
         throw new Error('redis-server is not on PATH and BREAKWATER_REQUIRE_REDIS=1: apt-get install redis-server');
       });
     });
-  } else {
-    noticeOnce();
-    describe.skip(name, body);
+    return;
   }
+  if (!redisAvailable) noticeOnce();
+  describe.skipIf(!redisAvailable)(name, body);
 }
 
 /** A free TCP port on loopback (free when asked; the server binds it right after). */
