@@ -32,3 +32,18 @@ export async function rejection(t: Tracked<unknown>): Promise<unknown> {
   if (s.ok) throw new Error(`expected a rejection, got ${String(s.value)}`);
   return s.error;
 }
+
+/** Resolves `value` after `ms` on `clock`, rejecting with the signal's reason if aborted first (an operation that honours `ctx.signal`). */
+export function after<T>(clock: Clock, ms: number, value: T, ctx: { readonly signal: AbortSignal }): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const h = clock.setTimeout(() => {
+      ctx.signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    }, ms);
+    const onAbort = (): void => {
+      clock.clearTimeout(h);
+      reject(ctx.signal.reason);
+    };
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

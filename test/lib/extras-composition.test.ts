@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { policy, staleFallback, cache, type ExecutionContext } from '../../lib/index.js';
+import { policy, staleFallback, cache } from '../../lib/index.js';
 import { seededRandom, TestClock } from '../../lib/testing.js';
+import { after } from '../helpers/track.js';
 
 const START = 1_700_000_000_000;
-
-function after<T>(clock: TestClock, ms: number, value: T, ctx: ExecutionContext): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const h = clock.setTimeout(() => {
-      ctx.signal.removeEventListener('abort', onAbort);
-      resolve(value);
-    }, ms);
-    const onAbort = (): void => {
-      clock.clearTimeout(h);
-      reject(ctx.signal.reason);
-    };
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 describe('hedge, chaos and cache together', () => {
   it('hedge inside cache: 100 callers share one hedged call', async () => {

@@ -2,23 +2,9 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { cache, ConfigError, policy, staleFallback, TimeoutError, type ExecutionContext, type PolicyEvent } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { after } from '../../helpers/track.js';
 
 const START = 1_700_000_000_000;
-
-/** Resolves `value` after `ms` on `clock`, rejecting with the signal's reason if aborted first. */
-function after<T>(clock: TestClock, ms: number, value: T, ctx: ExecutionContext): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const h = clock.setTimeout(() => {
-      ctx.signal.removeEventListener('abort', onAbort);
-      resolve(value);
-    }, ms);
-    const onAbort = (): void => {
-      clock.clearTimeout(h);
-      reject(ctx.signal.reason);
-    };
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 describe('cache', () => {
   it('1,000 concurrent calls for one key make one real call', async () => {

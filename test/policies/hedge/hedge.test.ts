@@ -1,26 +1,12 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, hedge, policy, retry, constant, TimeoutError, type ExecutionContext, type PolicyEvent } from '../../../lib/index.js';
+import { ConfigError, hedge, policy, retry, constant, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { Context, Scope } from '../../../lib/context.js';
 import { RUN } from '../../../lib/policy.js';
+import { after } from '../../helpers/track.js';
 
 const START = 1_700_000_000_000;
-
-/** Resolves `value` after `ms` on `clock`, rejecting with the signal's reason if aborted first. */
-function after<T>(clock: TestClock, ms: number, value: T, ctx: ExecutionContext): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const h = clock.setTimeout(() => {
-      ctx.signal.removeEventListener('abort', onAbort);
-      resolve(value);
-    }, ms);
-    const onAbort = (): void => {
-      clock.clearTimeout(h);
-      reject(ctx.signal.reason);
-    };
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 describe('hedge', () => {
   it('slow first and fast second: answers at delay + fast latency and aborts the slow one', async () => {
