@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bucketsSchema } from '../shared/options.js';
 import type { Meter } from '@opentelemetry/api';
 
 /** Options of {@link registerOtelMetrics}. */
@@ -32,11 +33,7 @@ export const OtelOptionsSchema = z
      * Advised bucket bounds (seconds) of the duration histogram, increasing.
      * @defaultValue 5 ms to 10 s, as the Prometheus entry
      */
-    buckets: z
-      .array(z.number().positive().finite())
-      .min(1)
-      .refine((b) => b.every((v, i) => i === 0 || v > b[i - 1]!), { message: 'expected increasing bucket bounds' })
-      .optional(),
+    buckets: bucketsSchema.optional(),
     /**
      * Adds a `key` attribute from events that carry one (keyed breakers); off by default to keep cardinality bounded.
      * @defaultValue false

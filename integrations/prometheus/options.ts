@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bucketsSchema } from '../shared/options.js';
 import type { Registry } from 'prom-client';
 
 const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -39,11 +40,7 @@ export const PrometheusOptionsSchema = z
      * Upper bounds (seconds) of the duration histogram's buckets, increasing.
      * @defaultValue prom-client's defaults, 5 ms to 10 s
      */
-    buckets: z
-      .array(z.number().positive().finite())
-      .min(1)
-      .refine((b) => b.every((v, i) => i === 0 || v > b[i - 1]!), { message: 'expected increasing bucket bounds' })
-      .optional(),
+    buckets: bucketsSchema.optional(),
     /**
      * Also keep seed 002's gobreaker metrics: `gobreaker_state{name}` and
      * `gobreaker_calls_total{name,result}` (result success, failure or rejected; a timeout counts as a failure).
