@@ -73,7 +73,9 @@ export class Flight<R> implements FlightInfo {
     const c = this.ctx;
     let value: R;
     try {
-      value = await runNext(this.op, new Context(c.clock, this.scope, c.deadline, c.attempt, c.key, c.meta), this.next);
+      // No deadline: the first caller's is not the flight's (its scope does not enforce it, and
+      // a policy inside that deferred to it would then never end the call for the callers left).
+      value = await runNext(this.op, new Context(c.clock, this.scope, undefined, c.attempt, c.key, c.meta), this.next);
     } catch (error) {
       owner.forget(this);
       return this.fail(error);

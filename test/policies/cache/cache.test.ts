@@ -195,6 +195,25 @@ describe('cache', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it("the shared call is not bound by the first caller's deadline: an inner timeout still ends it for the callers left", async () => {
+    // Found by the soak: a caller with a 40 ms deadline started the flight, a caller with none joined it; the
+    // inner 60 ms timeout deferred to the first caller's deadline, which nothing enforced once that caller left.
+    const clock = new TestClock(START);
+    const p = policy({ clock }).timeout(60).cache({ ttlMs: 1_000 });
+    let started = 0;
+    const deaf = (): Promise<string> => (started++, new Promise<string>(() => {}));
+    const first = p.execute(deaf, { key: 'k', timeout: 40 });
+    const firstCheck = expect(first).rejects.toBeInstanceOf(TimeoutError);
+    const second = p.execute(deaf, { key: 'k' });
+    const secondCheck = expect(second).rejects.toBeInstanceOf(TimeoutError);
+    await clock.advance(40);
+    await firstCheck;
+    await clock.advance(20);
+    await secondCheck;
+    expect(started).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('stale() reads the last known value even after it expired; staleFallback answers with it', async () => {
     const clock = new TestClock(START);
     const c = cache({ ttlMs: 100, clock });
