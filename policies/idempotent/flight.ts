@@ -21,6 +21,13 @@ export class Flight<R> {
   /** Whether the last call of the operation fulfilled, and with what: an abandoned run's result is still stored. */
   lastOk = false;
   lastValue: R | undefined = undefined;
+  /**
+   * Clock time the run's claim lapses (its lease, last renewal included);
+   * `Infinity` until the run holds one. A caller arriving later does not
+   * join: like a caller in another process, it claims the key anew and
+   * takes over, instead of waiting on a run nobody guards any more.
+   */
+  leaseEndsAt = Infinity;
   private running = 0;
   private idleWaiter: (() => void) | undefined = undefined;
 

@@ -81,7 +81,7 @@ export class IdempotentPolicy implements Policy<never> {
       return Promise.reject(error);
     }
     let flight = this.flights.get(key) as Flight<R> | undefined;
-    if (flight === undefined) {
+    if (flight === undefined || this.clock.now() >= flight.leaseEndsAt) {
       flight = new Flight<R>(this, key, op, c, next);
       this.flights.set(key, flight as Flight<unknown>);
     } else if (this.events.observed) {
@@ -99,6 +99,7 @@ export class IdempotentPolicy implements Policy<never> {
         claim = await this.storeCall('claim', () => this.store.claim(f.key, leaseMs, ttlMs));
       } catch (error) {
         if (!this.o.failOpen) throw error;
+        f.leaseEndsAt = this.clock.now() + leaseMs;
         return runNext(f.op, f.ctx, next);
       }
       if (claim.state === 'success') {
@@ -117,10 +118,16 @@ export class IdempotentPolicy implements Policy<never> {
   }
 
   private async runClaimed<R>(f: Flight<R>, next: Chain | undefined, token: string): Promise<R> {
+    const { leaseMs } = this.o;
+    f.leaseEndsAt = this.clock.now() + leaseMs;
     if (!this.o.renewLease) return this.runAndSettle(f, next, token);
     const { key } = f;
-    const { leaseMs } = this.o;
-    const renewer = new LeaseRenewer(this.clock, leaseMs / 3, () => this.storeCall('extend', () => this.store.extend!(key, token, leaseMs)));
+    const renewer = new LeaseRenewer(this.clock, leaseMs / 3, async () => {
+      const at = this.clock.now();
+      const ours = await this.storeCall('extend', () => this.store.extend!(key, token, leaseMs));
+      f.leaseEndsAt = ours ? at + leaseMs : -Infinity;
+      return ours;
+    });
     try {
       return await this.runAndSettle(f, next, token);
     } finally {
@@ -133,26 +140,32 @@ export class IdempotentPolicy implements Policy<never> {
     try {
       value = await runNext(f.op, f.ctx, next);
     } catch (error) {
+      // Callers still wait: they get the error now, not when an operation that
+      // ignores its signal ends (it may never). The claim is released later.
+      if (next !== undefined || !f.scope.aborted) {
+        this.release(f, token);
+        throw error;
+      }
+      // Every caller left, but the operation may run on and succeed: its effect
+      // then happened, so its result is stored and nobody runs it again. Only
+      // when nothing sits between us and the operation: an inner policy may
+      // have judged that value a failure.
       await f.idle();
-      // Every caller left, but the operation ran on and succeeded: its effect
-      // happened, so its result is stored and nobody runs it again. Only when
-      // nothing sits between us and the operation: an inner policy may have
-      // judged that value a failure.
-      if (next !== undefined || !f.scope.aborted || !f.lastOk) {
-        await this.release(f, token);
+      if (!f.lastOk) {
+        this.release(f, token);
         throw error;
       }
       value = f.lastValue as R;
     }
     if (this.handleResult !== undefined && judge(this.handleResult, value)) {
-      await this.release(f, token);
+      this.release(f, token);
       return value;
     }
     let text: string;
     try {
       text = encodeChecked(this.codec, value, f.key);
     } catch (error) {
-      await this.release(f, token);
+      this.release(f, token);
       throw error;
     }
     // The operation has run: its result is the callers' even if the store
@@ -161,10 +174,13 @@ export class IdempotentPolicy implements Policy<never> {
     return value;
   }
 
-  /** Marks the claim failed once no call of the operation still runs, so that it never overlaps a new claimant's run. */
-  private async release(f: Flight<unknown>, token: string): Promise<void> {
-    await f.idle();
-    await this.storeCall('release', () => this.store.release(f.key, token, this.o.ttlMs)).catch(noop);
+  /**
+   * Marks the claim failed once no call of the operation still runs, so that
+   * it never overlaps a new claimant's run; in the background (nobody waits
+   * for it, and it never rejects). Until then the key stays claimed.
+   */
+  private release(f: Flight<unknown>, token: string): void {
+    void f.idle().then(() => this.storeCall('release', () => this.store.release(f.key, token, this.o.ttlMs)).catch(noop));
   }
 
   private storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {

@@ -223,6 +223,58 @@ describe('idempotent', () => {
     expect(runs).toBe(2);
   });
 
+  it('a caller in the same process does not join a run past its lease: it takes over, as another process would', async () => {
+    const clock = new TestClock(START);
+    const p = idempotent({ clock, leaseMs: 300, pollMs: 50 });
+    const events = collect(p);
+    let runs = 0;
+    const stuck = new AbortController();
+    // the first run ignores its signal and never ends; its caller has no deadline
+    const first = p.execute(() => (runs++, new Promise<string>(() => {})), { key: 'k', signal: stuck.signal });
+    const firstCheck = expect(first).rejects.toThrow('gone');
+    await clock.advance(299);
+    const joined = p.execute(() => `run ${++runs}`, { key: 'k', timeout: 100 });
+    const joinedCheck = expect(joined).rejects.toBeInstanceOf(TimeoutError);
+    await clock.advance(1);
+    const late = p.execute(() => `run ${++runs}`, { key: 'k' });
+    await expect(late).resolves.toBe('run 2');
+    expect(events.filter((e) => e.type === 'takeover')).toHaveLength(1);
+    await clock.advance(100);
+    await joinedCheck;
+    stuck.abort(new Error('gone'));
+    await firstCheck;
+    expect(runs).toBe(2);
+  });
+
+  it('an operation that ignores its signal does not hold its callers past an inner timeout; the key stays claimed', async () => {
+    // Found by the soak: the callers waited for the abandoned operation to end (forever) before the claim was released.
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const p = policy({ clock }).timeout(50).idempotent({ clock, store, leaseMs: 300 });
+    const deaf = p.execute(() => new Promise<string>(() => {}), { key: 'k' });
+    const deafCheck = expect(deaf).rejects.toBeInstanceOf(TimeoutError);
+    await clock.advance(50);
+    await deafCheck;
+    // the operation may still run: nobody else may run the key until its lease passes
+    const other = idempotent({ clock, store, leaseMs: 300, onInProgress: 'reject' });
+    await expect(other.execute(() => 'second', { key: 'k' })).rejects.toBeInstanceOf(IdempotencyInProgressError);
+    await clock.advance(250);
+    await expect(other.execute(() => 'second', { key: 'k' })).resolves.toBe('second');
+  });
+
+  it('with renewLease a run whose lease is renewed is still joined', async () => {
+    const clock = new TestClock(START);
+    const p = idempotent({ clock, leaseMs: 300, pollMs: 50, renewLease: true });
+    let runs = 0;
+    const first = p.execute(() => (runs++, new Promise<string>((r) => clock.setTimeout(() => r('slow'), 1_000))), { key: 'k' });
+    await clock.advance(900);
+    const joined = p.execute(() => `run ${++runs}`, { key: 'k' });
+    await clock.advance(100);
+    await expect(Promise.all([first, joined])).resolves.toEqual(['slow', 'slow']);
+    expect(runs).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it("renewLease needs a store with extend()", () => {
     const store = { claim: () => Promise.reject(), complete: () => Promise.reject(), release: () => Promise.reject() };
     expect(() => idempotent({ store, renewLease: true })).toThrow(/renewLease/);
