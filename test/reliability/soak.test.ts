@@ -62,18 +62,3 @@ describe('soak', () => {
     expect(timers()).toBeLessThanOrEqual(before);
   });
 });
-
-describe('soak: known issue', () => {
-  // Found by the 100,000-call soak (seed 2026 after a 2,000-call warm-up, batch 21,800): a call through
-  // strategies.slowCallShield with no deadline of its own (key k26, a 15 ms operation, no caller abort)
-  // never settled. Not yet isolated; the soak bounds that pipeline with an outer timeout meanwhile.
-  // This test fails (so `it.fails` passes) while the issue stands; when it starts passing, drop the bound.
-  it.fails('slowCallShield without an outer deadline: every call settles', { timeout: 120_000 }, async () => {
-    const clock = new TestClock(1_700_000_000_000);
-    const advance = (ms: number) => clock.advance(ms);
-    await soak({ calls: 2_000, clock, random: seededRandom(1), advance, bound: false });
-    const run = soak({ calls: 22_000, clock, random: seededRandom(2026), advance, bound: false });
-    const hung = await Promise.race([run.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 8_000))]);
-    expect(hung).toBe(false);
-  });
-});
