@@ -1,15 +1,20 @@
 import { z } from 'zod';
 import { boundedStoreCall } from '../../policies/idempotent/store-call.js';
 import { systemClock, type Clock } from '../clock.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, StoreUnavailableError } from '../errors.js';
 import { clockSchema, parseOptions, positiveMs } from '../options.js';
 import type { QueuedWrite, WriteQueue } from '../strategies/write-behind/queue.js';
 import { isRedisClient, LuaScript, type RedisClient } from './script.js';
 
 // KEYS[1]: the order list of ids, KEYS[2]: the hash id → JSON. Both change in one script, so a crash never leaves half a write.
-const push = new LuaScript(`redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-redis.call('RPUSH', KEYS[1], ARGV[1])
+// KEYS[3]: the write's tombstone. A push that lands after its caller was told it failed finds the tombstone and does
+// nothing; a push that lands twice (ioredis resends a command cut off by a dropped connection) queues the write once.
+const push = new LuaScript(`if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 1 then redis.call('RPUSH', KEYS[1], ARGV[1]) end
 return 1`);
+const cancel = new LuaScript(`redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+return redis.call('HDEL', KEYS[2], ARGV[1])`);
 const peek = new LuaScript(`local ids = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 local out = {}
 for i, id in ipairs(ids) do
@@ -19,6 +24,21 @@ end
 return out`);
 const ack = new LuaScript(`redis.call('LREM', KEYS[1], 1, ARGV[1])
 return redis.call('HDEL', KEYS[2], ARGV[1])`);
+
+/** How long a cancelled write's tombstone is kept: longer than any late push may take to arrive. */
+const TOMBSTONE_MS = 86_400_000;
+
+/** The part of an ioredis client that tells whether it is connected. */
+interface Connection {
+  readonly status: string;
+  once(event: 'ready', listener: () => void): unknown;
+  removeListener(event: 'ready', listener: () => void): unknown;
+}
+
+function connectionOf(redis: RedisClient): Connection | undefined {
+  const c = redis as Partial<Connection>;
+  return typeof c.status === 'string' && typeof c.once === 'function' && typeof c.removeListener === 'function' ? (c as Connection) : undefined;
+}
 
 /** Options of {@link redisWriteQueue}. */
 export const RedisWriteQueueOptionsSchema = z
@@ -40,12 +60,20 @@ export type RedisWriteQueueOptions = z.input<typeof RedisWriteQueueOptionsSchema
  * in order and a hash of payloads, changed together by Lua scripts. With
  * Redis persistence on (`appendonly yes`), queued writes survive a crash of
  * the process and of Redis.
+ *
+ * A write the queue refuses (`StoreUnavailableError`) never lands later:
+ * while the client is not connected, nothing is sent (ioredis would keep the
+ * command in its offline queue and send it on reconnect); a push that was
+ * sent but not answered in time is cancelled, and a tombstone makes it a
+ * no-op should it arrive after the cancel.
  */
 export class RedisWriteQueue implements WriteQueue {
+  private readonly prefix: string;
   private readonly order: string;
   private readonly items: string;
   private readonly ms: number;
   private readonly clock: Clock;
+  private readonly connection: Connection | undefined;
 
   constructor(
     private readonly redis: RedisClient,
@@ -53,30 +81,70 @@ export class RedisWriteQueue implements WriteQueue {
   ) {
     if (!isRedisClient(redis)) throw new ConfigError('redisWriteQueue', [{ path: 'redis', message: 'expected an ioredis client (evalsha, eval)' }]);
     const o = parseOptions(RedisWriteQueueOptionsSchema, options, 'redisWriteQueue');
+    this.prefix = o.prefix;
     this.order = `${o.prefix}order`;
     this.items = `${o.prefix}items`;
     this.ms = o.commandTimeoutMs;
     this.clock = o.clock ?? systemClock;
+    this.connection = connectionOf(redis);
   }
 
   async push(item: QueuedWrite): Promise<void> {
-    await this.run('push', push, [item.id, JSON.stringify(item)]);
+    const keys = [this.order, this.items, `${this.prefix}cancelled:${item.id}`];
+    const start = this.clock.now();
+    await this.connected('push');
+    let queued: unknown;
+    try {
+      queued = await this.run('push', push, keys, [item.id, JSON.stringify(item)], this.ms - (this.clock.now() - start));
+    } catch (error) {
+      // Sent, but the caller is told it failed: make sure it is not queued, now or when a late copy lands.
+      cancel.run(this.redis, keys, [item.id, TOMBSTONE_MS]).catch(noop);
+      throw error;
+    }
+    // Only a write whose id was cancelled (refused to its caller before) is turned away.
+    if (queued === 0) throw new StoreUnavailableError('redisWriteQueue', `store push refused (redisWriteQueue): write ${item.id} was cancelled`);
   }
 
   async peek(limit: number): Promise<QueuedWrite[]> {
     const n = Math.max(1, Math.min(limit, 1_000_000));
-    const reply = (await this.run('peek', peek, [n])) as string[];
+    await this.connected('peek');
+    const reply = (await this.run('peek', peek, [this.order, this.items], [n], this.ms)) as string[];
     return reply.map((json) => JSON.parse(json) as QueuedWrite);
   }
 
   async ack(id: string): Promise<void> {
-    await this.run('ack', ack, [id]);
+    await this.connected('ack');
+    await this.run('ack', ack, [this.order, this.items], [id], this.ms);
   }
 
-  private run(what: string, script: LuaScript, args: (string | number)[]): Promise<unknown> {
-    return boundedStoreCall(this.clock, this.ms, 'redisWriteQueue', what, () => script.run(this.redis, [this.order, this.items], args));
+  /**
+   * Resolves once the client is connected, waiting for it at most
+   * `commandTimeoutMs`; rejects with `StoreUnavailableError` past that, having
+   * sent nothing. Clients that do not report a connection state are trusted.
+   */
+  private connected(what: string): Promise<void> {
+    const c = this.connection;
+    // 'wait': a lazyConnect client connects on its first command
+    if (c === undefined || c.status === 'ready' || c.status === 'wait') return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const onReady = (): void => {
+        this.clock.clearTimeout(timer);
+        resolve();
+      };
+      const timer = this.clock.setTimeout(() => {
+        c.removeListener('ready', onReady);
+        reject(new StoreUnavailableError('redisWriteQueue', `store ${what} failed (redisWriteQueue): Redis is not connected (${c.status})`));
+      }, this.ms);
+      c.once('ready', onReady);
+    });
+  }
+
+  private run(what: string, script: LuaScript, keys: string[], args: (string | number)[], ms: number): Promise<unknown> {
+    return boundedStoreCall(this.clock, Math.max(1, ms), 'redisWriteQueue', what, () => script.run(this.redis, keys, args));
   }
 }
+
+function noop(): void {}
 
 /**
  * Makes a {@link RedisWriteQueue}, on an ioredis client you own.

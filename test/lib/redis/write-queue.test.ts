@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { strategies } from '../../../lib/index.js';
+import { StoreUnavailableError, strategies } from '../../../lib/index.js';
 import { redisWriteQueue } from '../../../lib/redis/index.js';
 import { describeRedis, startRedis, type RedisServer } from '../../helpers/redis.js';
 
@@ -57,5 +57,39 @@ describeRedis('writeBehind on a Redis queue', () => {
     const y = delivered.filter((n) => n % 3 !== 0);
     expect(y).toEqual([...y].sort((a, b) => a - b));
     expect(await redis.llen('crash:order')).toBe(0);
+  });
+  it('a push sent but not answered in time is cancelled: it is not queued, and a late copy of it is turned away', async () => {
+    const store = redisWriteQueue(redis, { prefix: 'paused:', commandTimeoutMs: 100 });
+    const admin = new Redis(server.port, '127.0.0.1');
+    try {
+      await admin.call('CLIENT', 'PAUSE', '400'); // Redis holds every other client's commands for 400 ms
+      const item = { id: 'w1', key: 'k', payload: { n: 1 }, queuedAt: 0 };
+      await expect(store.push(item)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await new Promise((r) => setTimeout(r, 500)); // the held push lands, then its cancel
+      expect(await redis.llen('paused:order')).toBe(0);
+      expect(await redis.hlen('paused:items')).toBe(0);
+      await expect(store.push(item)).rejects.toThrow(/cancelled/);
+      expect(await redis.llen('paused:order')).toBe(0);
+      // any other write is queued as usual
+      await store.push({ ...item, id: 'w2' });
+      expect((await store.peek(10)).map((w) => w.id)).toEqual(['w2']);
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('while the client is not connected nothing is sent: a refused write never lands when Redis is back', async () => {
+    const store = redisWriteQueue(redis, { prefix: 'down:', commandTimeoutMs: 150 });
+    await server.stop();
+    for (let i = 0; i < 50 && redis.status === 'ready'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(redis.status).not.toBe('ready');
+    await expect(store.push({ id: 'd1', key: 'k', payload: 1, queuedAt: 0 })).rejects.toThrow(/not connected/);
+    await server.start();
+    for (let i = 0; i < 200 && redis.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await redis.llen('down:order')).toBe(0);
+    // and once connected it queues again
+    await store.push({ id: 'd2', key: 'k', payload: 2, queuedAt: 0 });
+    expect((await store.peek(10)).map((w) => w.id)).toEqual(['d2']);
   });
 });
