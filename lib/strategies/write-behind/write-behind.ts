@@ -163,7 +163,12 @@ export class WriteBehind<P = unknown> {
         if (isBrokenCircuitError(error)) return;
         continue;
       }
-      await this.store.ack(item.id);
+      try {
+        await this.store.ack(item.id);
+      } catch {
+        // Delivered but still queued: the store is failing, so stop here; the write is replayed (same id) later.
+        return;
+      }
       const left = (this.waiting.get(item.key) ?? 1) - 1;
       if (left > 0) this.waiting.set(item.key, left);
       else this.waiting.delete(item.key);

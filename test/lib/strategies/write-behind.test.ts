@@ -82,6 +82,36 @@ describe('writeBehind', () => {
     expect(second.queued).toBe(0);
   });
 
+  it('an ack the store refuses stops the round without an unhandled rejection; the write is replayed, same id, later', async () => {
+    const clock = new TestClock(START);
+    const inner = memoryWriteQueue();
+    let ackFails = true;
+    const store = { push: inner.push.bind(inner), peek: inner.peek.bind(inner), ack: (id: string) => (ackFails ? Promise.reject(new Error('store down')) : inner.ack(id)) };
+    const t = target();
+    t.state.up = false;
+    const w = strategies.writeBehind({ deliver: t.deliver, store, replayIntervalMs: 100, breaker: { protection: 1_000 }, clock });
+    await w.write({ customer: 'a', n: 1 });
+    await w.write({ customer: 'a', n: 2 });
+    t.state.up = true;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await clock.advance(100);
+      await new Promise((r) => setImmediate(r));
+      expect(t.state.delivered.map((o) => o.n)).toEqual([1]); // delivered, ack refused: the round stopped there
+      expect(w.queued).toBe(2);
+      ackFails = false;
+      await clock.advance(100);
+      expect(t.state.delivered.map((o) => o.n)).toEqual([1, 1, 2]);
+      expect(t.state.keys[0]).toBe(t.state.keys[1]); // the replay carries the same write id
+      expect(w.queued).toBe(0);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('is built from config, with its functions and store named', async () => {
     const t = target();
     const w = fromConfig({ strategy: 'writeBehind', deliver: 'save', keyOf: 'byCustomer', timeoutMs: 200 }, { save: t.deliver, byCustomer: (o: Order) => o.customer });
