@@ -203,13 +203,21 @@ export class Context implements ExecutionContext {
 }
 
 /**
- * Turns any {@link ExecutionContext} (a user policy may make its own) into
- * breakwater's `Context`.
+ * Turns any {@link ExecutionContext} (a user policy may make its own, or
+ * spread ours: `{ ...ctx, deadline }`) into breakwater's `Context`. Its
+ * deadline is enforced here: a policy inside defers to an earlier enclosing
+ * deadline, which only works if something ends the call at it. A spread
+ * context keeps the scope it copied (the caller's abort still reaches it).
  */
 export function toContext(ctx: ExecutionContext): Context {
   if (ctx instanceof Context) return ctx;
-  const scope = new Scope(undefined, ctx.signal, Infinity, undefined, '', false);
-  if (ctx.signal.aborted) scope.abort(ctx.signal.reason, true, false);
+  const copied = (ctx as { scope?: unknown }).scope;
+  const parent = copied instanceof Scope ? copied : undefined;
+  // A spread Context has no `signal` (a getter of Context's prototype).
+  const signal = (ctx as { signal?: AbortSignal }).signal;
+  const at = ctx.deadline ?? Infinity;
+  const scope = new Scope(parent, signal, at, at === Infinity ? undefined : deadlineTimerOf(ctx.clock), '', false);
+  if (signal?.aborted) scope.abort(signal.reason, true, false);
   return new Context(ctx.clock, scope, ctx.deadline, ctx.attempt, ctx.key, ctx.meta);
 }
 

@@ -1,7 +1,10 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { deadlineTimerOf } from '../../lib/clock.js';
-import { Context, Scope } from '../../lib/context.js';
+import { Context, runNext, Scope } from '../../lib/context.js';
+import { pipe } from '../../lib/pipe.js';
+import { RUN, type Policy } from '../../lib/policy.js';
+import { timeout } from '../../policies/timeout/timeout.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { TestClock } from '../../lib/testing.js';
 
@@ -42,5 +45,37 @@ describe('Scope', () => {
     scope.dispose();
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
     expect(timer.size).toBe(0);
+  });
+});
+
+describe('toContext: a context a user policy makes', () => {
+  /** A user policy that narrows the deadline by spreading the context it got. */
+  const narrowing = (ms: number): Policy<never> => ({
+    execute: (op) => Promise.resolve(op as never),
+    [RUN]: (op, ctx, next) => runNext(op, { ...ctx, deadline: ctx.clock.now() + ms }, next),
+  });
+
+  it('its nearer deadline is enforced: an inner timeout that defers to it still ends the call', async () => {
+    const clock = new TestClock(START);
+    const p = pipe(timeout({ ms: 60, clock }), narrowing(40));
+    let deadline: number | undefined;
+    const run = p.execute((ctx) => ((deadline = ctx.deadline), new Promise<string>(() => {})));
+    const check = expect(run).rejects.toBeInstanceOf(TimeoutError);
+    await clock.advance(40);
+    await check;
+    expect(deadline).toBe(START + 40);
+  });
+
+  it("a spread context keeps the caller's abort", async () => {
+    const clock = new TestClock(START);
+    const p = pipe(timeout({ ms: 60, clock }), narrowing(1_000));
+    const ac = new AbortController();
+    let signal: AbortSignal | undefined;
+    const run = p.execute((ctx) => ((signal = ctx.signal), new Promise<string>(() => {})), { signal: ac.signal });
+    const check = expect(run).rejects.toThrow('caller gone');
+    await clock.advance(10);
+    ac.abort(new Error('caller gone'));
+    await check;
+    expect(signal!.aborted).toBe(true);
   });
 });
