@@ -4,7 +4,8 @@ import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
-import { describe, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /** The server binary: `redis-server` from PATH, or `BREAKWATER_REDIS_SERVER`. */
 const REDIS_SERVER = process.env.BREAKWATER_REDIS_SERVER ?? 'redis-server';
@@ -151,4 +152,53 @@ export async function startRedis(options: { appendonly?: boolean } = {}): Promis
   };
   await server.start();
   return server;
+}
+
+/** A redis-server and an ioredis client on it, for the tests of one `describe` block. */
+export interface RedisFixture {
+  readonly server: RedisServer;
+  readonly redis: Redis;
+  /** Waits (briefly, in real time) until the client is connected again after a restart. */
+  ready(): Promise<void>;
+}
+
+/**
+ * Starts a redis-server (see {@link startRedis}) and a client on it before
+ * the enclosing block's tests, and stops both after them. With `retryMs` the
+ * client reconnects every `retryMs` forever and queues commands while away,
+ * so only breakwater's own deadlines end a call (the fault tests).
+ *
+ * @example
+ * ```ts
+ * describeRedis('redisStore', () => {
+ *   const db = useRedis();
+ *   it('claims', async () => { await redisStore(db.redis).claim('k', 1_000, 60_000); });
+ * });
+ * ```
+ */
+export function useRedis(options: { appendonly?: boolean; retryMs?: number } = {}): RedisFixture {
+  let server: RedisServer | undefined;
+  let redis: Redis | undefined;
+  const { retryMs } = options;
+  beforeAll(async () => {
+    server = await startRedis({ appendonly: options.appendonly });
+    redis = new Redis(server.port, '127.0.0.1', retryMs === undefined ? {} : { retryStrategy: () => retryMs, maxRetriesPerRequest: null });
+    redis.on('error', () => undefined);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await server?.dispose();
+  });
+  return {
+    get server() {
+      return server!;
+    },
+    get redis() {
+      return redis!;
+    },
+    async ready() {
+      for (let i = 0; i < 200 && redis!.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 25));
+      if (redis!.status !== 'ready') throw new Error(`ioredis did not reconnect (status ${redis!.status})`);
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { EMPTY } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { deadlineTimerOf } from '../../lib/clock.js';
 import { Context, runNext, Scope } from '../../lib/context.js';
@@ -51,7 +52,9 @@ describe('Scope', () => {
 describe('toContext: a context a user policy makes', () => {
   /** A user policy that narrows the deadline by spreading the context it got. */
   const narrowing = (ms: number): Policy<never> => ({
-    execute: (op) => Promise.resolve(op as never),
+    name: 'narrowing',
+    events$: EMPTY,
+    execute: () => Promise.reject(new Error('only in a pipeline')),
     [RUN]: (op, ctx, next) => runNext(op, { ...ctx, deadline: ctx.clock.now() + ms }, next),
   });
 

@@ -1,16 +1,10 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { idempotent, isRateLimitedError, rateLimiter, StoreUnavailableError, type PolicyEvent } from '../../lib/index.js';
 import { redisStore, redisTokenBucket, redisWriteQueue } from '../../lib/redis/index.js';
 import { strategies } from '../../lib/index.js';
-import { describeRedis, startRedis, type RedisServer } from '../helpers/redis.js';
+import { describeRedis, useRedis } from '../helpers/redis.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function ready(redis: Redis): Promise<void> {
-  for (let i = 0; i < 200 && redis.status !== 'ready'; i++) await sleep(25);
-  expect(redis.status).toBe('ready');
-}
 
 /**
  * Redis crashes (SIGKILL, no shutdown work) while calls are in flight, under
@@ -19,20 +13,10 @@ async function ready(redis: Redis): Promise<void> {
  * between calls; this covers a crash under a steady stream of calls.
  */
 describeRedis('Redis killed and restarted under load', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedis({ appendonly: true });
-    redis = new Redis(server.port, '127.0.0.1', { retryStrategy: () => 50, maxRetriesPerRequest: null });
-    redis.on('error', () => undefined);
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await server.dispose();
-  });
+  const db = useRedis({ appendonly: true, retryMs: 50 });
 
   it('idempotent: calls cut off by the crash settle, calls during it fail fast running nothing, and after it each key runs once more at most', async () => {
-    const store = redisStore(redis, { prefix: 'kill:', commandTimeoutMs: 200 });
+    const store = redisStore(db.redis, { prefix: 'kill:', commandTimeoutMs: 200 });
     const p = idempotent({ store, storeTimeoutMs: 400, leaseMs: 600, pollMs: 50 });
     const runs = new Map<string, number>();
     const op = (key: string) => () => {
@@ -58,13 +42,13 @@ describeRedis('Redis killed and restarted under load', () => {
     // killed while k10..k19 run: their claims went through, their completions may not
     const cut = round(10);
     await sleep(10);
-    await server.kill();
+    await db.server.kill();
     for (const r of await cut) expect(r).toMatch(/^(ok|unavailable)$/);
     // dead: fail fast, run nothing
     expect(await round(20)).toEqual(Array(10).fill('unavailable'));
     expect(keys(20).map((k) => runs.get(k) ?? 0)).toEqual(Array(10).fill(0));
-    await server.start();
-    await ready(redis);
+    await db.server.start();
+    await db.ready();
 
     // back: stored keys run nothing; cut-off keys wait out their lease and run once more at most; new keys run once
     for (const from of [0, 10, 20]) for (const r of await round(from)) expect(r).toBe('ok');
@@ -80,7 +64,7 @@ describeRedis('Redis killed and restarted under load', () => {
 
   it('the distributed token bucket: local limiting while Redis is dead, shared again afterwards; no call hangs', async () => {
     const limiter = rateLimiter({
-      algorithm: redisTokenBucket(redis, { key: 'kill', rate: 50, burst: 20, commandTimeoutMs: 150, retryMs: 200, localRate: 5, localBurst: 3 }),
+      algorithm: redisTokenBucket(db.redis, { key: 'kill', rate: 50, burst: 20, commandTimeoutMs: 150, retryMs: 200, localRate: 5, localBurst: 3 }),
       name: 'shared',
     });
     const events: PolicyEvent[] = [];
@@ -100,11 +84,11 @@ describeRedis('Redis killed and restarted under load', () => {
       }
     })();
     await sleep(200);
-    await server.kill();
+    await db.server.kill();
     await sleep(500);
-    await server.start();
+    await db.server.start();
     await stream;
-    await ready(redis);
+    await db.ready();
     await sleep(250);
     await call();
 
@@ -115,7 +99,7 @@ describeRedis('Redis killed and restarted under load', () => {
     expect(fallbacks.length).toBeGreaterThanOrEqual(2);
     expect(fallbacks[0]!.active).toBe(true);
     expect(fallbacks.at(-1)!.active).toBe(false);
-    expect(await redis.exists('breakwater:rate:kill')).toBe(1);
+    expect(await db.redis.exists('breakwater:rate:kill')).toBe(1);
   });
 
   it('writeBehind on the Redis queue: a write it reported queued survives Redis being killed and is replayed in order once it is back; a refused one never lands', async () => {
@@ -125,20 +109,20 @@ describeRedis('Redis killed and restarted under load', () => {
       if (!up) throw new Error('downstream down');
       delivered.push(n);
     };
-    const store = redisWriteQueue(redis, { prefix: 'kill-writes:', commandTimeoutMs: 200 });
+    const store = redisWriteQueue(db.redis, { prefix: 'kill-writes:', commandTimeoutMs: 200 });
     const first = strategies.writeBehind<number>({ deliver, store, timeoutMs: 100, replayIntervalMs: 60_000 });
     const acked: number[] = [];
     const refused: number[] = [];
     for (let n = 1; n <= 10; n++) {
-      if (n === 6) await server.kill(); // Redis dies mid-stream (SIGKILL)
+      if (n === 6) await db.server.kill(); // Redis dies mid-stream (SIGKILL)
       const r = await first.write(n).catch(() => undefined);
       (r?.status === 'queued' ? acked : refused).push(n);
     }
     first.close(); // and the writing process goes away
     expect(acked).toEqual([1, 2, 3, 4, 5]);
     expect(refused).toEqual([6, 7, 8, 9, 10]); // never reported queued: the caller is told
-    await server.start();
-    await ready(redis);
+    await db.server.start();
+    await db.ready();
     up = true;
     const second = strategies.writeBehind<number>({ deliver, store, timeoutMs: 100, replayIntervalMs: 50 });
     for (let i = 0; i < 100 && !acked.every((n) => delivered.includes(n)); i++) await sleep(20);
@@ -150,6 +134,6 @@ describeRedis('Redis killed and restarted under load', () => {
     expect(delivered).toEqual([...delivered].sort((a, b) => a - b));
     // and no write refused to its caller lands later (ioredis would replay its offline queue on reconnect)
     expect(delivered.filter((n) => refused.includes(n))).toEqual([]);
-    expect(await redis.llen('kill-writes:order')).toBe(0);
+    expect(await db.redis.llen('kill-writes:order')).toBe(0);
   });
 });

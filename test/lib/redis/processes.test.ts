@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { idempotent, type PolicyEvent } from '../../../lib/index.js';
 import { redisStore } from '../../../lib/redis/index.js';
-import { describeRedis, startRedis, type RedisServer } from '../../helpers/redis.js';
+import { describeRedis, useRedis } from '../../helpers/redis.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const built = fileURLToPath(new URL('../../../dist/redis.js', import.meta.url));
@@ -46,22 +45,15 @@ function runNode(script: string, env: Record<string, string | number>): Child {
 }
 
 describeRedis('idempotent and rateLimiter across processes on a real Redis', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  beforeAll(async () => {
+  beforeAll(() => {
     if (!existsSync(built)) throw new Error('these tests run child processes against dist/: build first (npx tsup; npm test does)');
-    server = await startRedis();
-    redis = new Redis(server.port, '127.0.0.1');
   });
-  afterAll(async () => {
-    redis.disconnect();
-    await server.dispose();
-  });
+  const db = useRedis();
 
   it('1,000 concurrent same-key calls in two processes run the operation exactly once', async () => {
-    const env = { PORT: server.port, KEY: 'pay-1', CALLS: 500, INSTANCES: 25, HOLD_MS: 200, START_AT: Date.now() + 700 };
+    const env = { PORT: db.server.port, KEY: 'pay-1', CALLS: 500, INSTANCES: 25, HOLD_MS: 200, START_AT: Date.now() + 700 };
     const [a, b] = await Promise.all([runNode('idempotent-worker.mjs', env).result, runNode('idempotent-worker.mjs', env).result]);
-    expect(await redis.get('runs:pay-1')).toBe('1');
+    expect(await db.redis.get('runs:pay-1')).toBe('1');
     const ra = a as { values: string[]; errors: string[] };
     const rb = b as { values: string[]; errors: string[] };
     expect(ra.errors).toEqual([]);
@@ -75,15 +67,15 @@ describeRedis('idempotent and rateLimiter across processes on a real Redis', () 
   it('a claimant killed with SIGKILL is taken over once after its lease; nobody gets a result from its run', async () => {
     const leaseMs = 400;
     const spawnedAt = Date.now();
-    const claimant = runNode('idempotent-worker.mjs', { PORT: server.port, KEY: 'pay-2', LEASE_MS: leaseMs, MODE: 'hang' });
+    const claimant = runNode('idempotent-worker.mjs', { PORT: db.server.port, KEY: 'pay-2', LEASE_MS: leaseMs, MODE: 'hang' });
     claimant.result.catch(() => undefined);
     await claimant.printed('RUNNING');
     claimant.proc.kill('SIGKILL');
     await new Promise((r) => claimant.proc.once('exit', r));
     // it left a pending record behind
-    expect(await redis.hget('proc:pay-2', 's')).toBe('p');
+    expect(await db.redis.hget('proc:pay-2', 's')).toBe('p');
 
-    const store = redisStore(redis, { prefix: 'proc:' });
+    const store = redisStore(db.redis, { prefix: 'proc:' });
     const callers = Array.from({ length: 6 }, () => idempotent({ store, leaseMs, pollMs: 25 }));
     const events: PolicyEvent[] = [];
     for (const c of callers) c.events$.subscribe((e) => events.push(e));
@@ -108,14 +100,14 @@ describeRedis('idempotent and rateLimiter across processes on a real Redis', () 
     expect(events.filter((e) => e.type === 'claimed')).toHaveLength(0);
     // the takeover waited for the dead claimant's lease (claimed after spawnedAt)
     expect(startedAt - spawnedAt).toBeGreaterThanOrEqual(leaseMs - 20);
-    expect(await redis.get('runs:pay-2')).toBe('1'); // the dead run's own count; ours did not INCR
-    expect(await redis.hget('proc:pay-2', 's')).toBe('s');
+    expect(await db.redis.get('runs:pay-2')).toBe('1'); // the dead run's own count; ours did not INCR
+    expect(await db.redis.hget('proc:pay-2', 's')).toBe('s');
   });
 
   it('the Redis token bucket holds rate × t + burst across two processes', async () => {
     const rate = 40;
     const burst = 10;
-    const env = { PORT: server.port, KEY: 'two-procs', RATE: rate, BURST: burst, DURATION_MS: 1_500, START_AT: Date.now() + 700 };
+    const env = { PORT: db.server.port, KEY: 'two-procs', RATE: rate, BURST: burst, DURATION_MS: 1_500, START_AT: Date.now() + 700 };
     const [a, b] = (await Promise.all([runNode('bucket-worker.mjs', env).result, runNode('bucket-worker.mjs', env).result])) as {
       admitted: number;
       fallbacks: number;

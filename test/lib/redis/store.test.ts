@@ -1,23 +1,13 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ConfigError, idempotent, type PolicyEvent } from '../../../lib/index.js';
 import { redisStore } from '../../../lib/redis/index.js';
-import { describeRedis, startRedis, type RedisServer } from '../../helpers/redis.js';
+import { describeRedis, useRedis } from '../../helpers/redis.js';
 
 describeRedis('redisStore', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = new Redis(server.port, '127.0.0.1');
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await server.dispose();
-  });
+  const db = useRedis();
 
   it('claims atomically with growing fencing tokens, serves stored results, fences completions', async () => {
-    const store = redisStore(redis, { prefix: 't1:' });
+    const store = redisStore(db.redis, { prefix: 't1:' });
     const first = await store.claim('k', 10_000, 60_000);
     expect(first).toEqual({ state: 'claimed', token: '1', takeover: false });
     const second = await store.claim('k', 10_000, 60_000);
@@ -26,19 +16,19 @@ describeRedis('redisStore', () => {
     await expect(store.complete('k', '2', '"x"', 60_000)).resolves.toBe(false);
     await expect(store.complete('k', '1', '"x"', 60_000)).resolves.toBe(true);
     await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'success', value: '"x"' });
-    expect(await redis.pttl('t1:k')).toBeGreaterThan(59_000);
+    expect(await db.redis.pttl('t1:k')).toBeGreaterThan(59_000);
   });
 
   it('a released (failed) record is claimable again, with the next token', async () => {
-    const store = redisStore(redis, { prefix: 't2:' });
+    const store = redisStore(db.redis, { prefix: 't2:' });
     await store.claim('k', 10_000, 60_000);
     await expect(store.release('k', '1', 60_000)).resolves.toBe(true);
-    expect(await redis.hget('t2:k', 's')).toBe('f');
+    expect(await db.redis.hget('t2:k', 's')).toBe('f');
     await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'claimed', token: '2', takeover: false });
   });
 
   it('an expired lease is taken over once, and the old claimant is fenced out', async () => {
-    const store = redisStore(redis, { prefix: 't3:' });
+    const store = redisStore(db.redis, { prefix: 't3:' });
     await store.claim('k', 150, 60_000);
     await new Promise((r) => setTimeout(r, 200));
     const claims = await Promise.all([1, 2, 3, 4].map(() => store.claim('k', 10_000, 60_000)));
@@ -48,19 +38,19 @@ describeRedis('redisStore', () => {
   });
 
   it('extends a lease only for the claim that holds it', async () => {
-    const store = redisStore(redis, { prefix: 't6:' });
+    const store = redisStore(db.redis, { prefix: 't6:' });
     await store.claim('k', 200, 1_000);
     await expect(store.extend('k', '1', 5_000)).resolves.toBe(true);
     await expect(store.extend('k', '2', 5_000)).resolves.toBe(false);
     await new Promise((r) => setTimeout(r, 250));
     expect((await store.claim('k', 200, 1_000)).state).toBe('pending');
-    expect(await redis.pttl('t6:k')).toBeGreaterThan(4_000);
+    expect(await db.redis.pttl('t6:k')).toBeGreaterThan(4_000);
     await store.complete('k', '1', '1', 60_000);
     await expect(store.extend('k', '1', 5_000)).resolves.toBe(false);
   });
 
   it('keeps TTLs in Redis: a stored result lapses after ttlMs', async () => {
-    const store = redisStore(redis, { prefix: 't4:' });
+    const store = redisStore(db.redis, { prefix: 't4:' });
     const p = idempotent({ store, ttlMs: 150 });
     let runs = 0;
     await p.execute(() => ++runs, { key: 'k' });
@@ -70,7 +60,7 @@ describeRedis('redisStore', () => {
   });
 
   it('runs the operation once for 1,000 concurrent calls through 50 policies (claims race in Redis)', async () => {
-    const store = redisStore(redis, { prefix: 't5:' });
+    const store = redisStore(db.redis, { prefix: 't5:' });
     const policies = Array.from({ length: 50 }, () => idempotent({ store, pollMs: 20 }));
     const events: PolicyEvent[] = [];
     for (const p of policies) p.events$.subscribe((e) => events.push(e));
@@ -94,8 +84,8 @@ describeRedis('redisStore', () => {
 
   it('rejects bad options with a ConfigError naming the option', () => {
     expect(() => redisStore({} as never)).toThrow(ConfigError);
-    expect(() => redisStore(redis, { commandTimeoutMs: 0 })).toThrow(/commandTimeoutMs/);
-    expect(() => redisStore(redis, { prefix: 1 } as never)).toThrow(/prefix/);
-    expect(() => redisStore(redis, { ttl: 1 } as never)).toThrow(/ttl/);
+    expect(() => redisStore(db.redis, { commandTimeoutMs: 0 })).toThrow(/commandTimeoutMs/);
+    expect(() => redisStore(db.redis, { prefix: 1 } as never)).toThrow(/prefix/);
+    expect(() => redisStore(db.redis, { ttl: 1 } as never)).toThrow(/ttl/);
   });
 });

@@ -1,24 +1,15 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { ConfigError, isRateLimitedError, rateLimiter, type PolicyEvent } from '../../../lib/index.js';
 import { redisTokenBucket } from '../../../lib/redis/index.js';
-import { describeRedis, startRedis, type RedisServer } from '../../helpers/redis.js';
+import { describeRedis, useRedis } from '../../helpers/redis.js';
 
 describeRedis('redisTokenBucket', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = new Redis(server.port, '127.0.0.1');
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await server.dispose();
-  });
+  const db = useRedis();
 
   it('shares one bucket between limiters: burst at once, then refused with retryAfterMs', async () => {
-    const a = rateLimiter({ algorithm: redisTokenBucket(redis, { key: 'shared', rate: 0.5, burst: 3 }) });
-    const b = rateLimiter({ algorithm: redisTokenBucket(redis, { key: 'shared', rate: 0.5, burst: 3 }) });
+    const a = rateLimiter({ algorithm: redisTokenBucket(db.redis, { key: 'shared', rate: 0.5, burst: 3 }) });
+    const b = rateLimiter({ algorithm: redisTokenBucket(db.redis, { key: 'shared', rate: 0.5, burst: 3 }) });
     const outcomes = await Promise.all([a, b, a, b, a].map((l) => l.execute(() => 'ok').catch((e: unknown) => e)));
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
     const refused = outcomes.filter(isRateLimitedError);
@@ -26,11 +17,11 @@ describeRedis('redisTokenBucket', () => {
     // one token every 2 s: the next is at most 2,000 ms away
     for (const e of refused) expect(e.retryAfterMs).toBeGreaterThan(0);
     for (const e of refused) expect(e.retryAfterMs).toBeLessThanOrEqual(2_000);
-    expect(await redis.pttl('breakwater:rate:shared')).toBeGreaterThan(0);
+    expect(await db.redis.pttl('breakwater:rate:shared')).toBeGreaterThan(0);
   });
 
   it('holds rate × t + burst for many concurrent callers, by Redis time', async () => {
-    const limiter = rateLimiter({ algorithm: redisTokenBucket(redis, { key: 'bound', rate: 20, burst: 5 }) });
+    const limiter = rateLimiter({ algorithm: redisTokenBucket(db.redis, { key: 'bound', rate: 20, burst: 5 }) });
     const started = Date.now();
     let admitted = 0;
     const worker = async () => {
@@ -64,10 +55,10 @@ describeRedis('redisTokenBucket', () => {
 
   it('rejects bad options with a ConfigError naming the option', () => {
     expect(() => redisTokenBucket({} as never, { key: 'k', rate: 1 })).toThrow(ConfigError);
-    expect(() => redisTokenBucket(redis, { key: '', rate: 1 })).toThrow(/key/);
-    expect(() => redisTokenBucket(redis, { key: 'k', rate: 0 })).toThrow(/rate/);
-    expect(() => redisTokenBucket(redis, { key: 'k', rate: 1, burst: 0 })).toThrow(/burst/);
-    expect(() => redisTokenBucket(redis, { key: 'k', rate: 1, retryMs: -1 })).toThrow(/retryMs/);
-    expect(() => redisTokenBucket(redis, { key: 'k', rate: 1, localRate: NaN })).toThrow(/localRate/);
+    expect(() => redisTokenBucket(db.redis, { key: '', rate: 1 })).toThrow(/key/);
+    expect(() => redisTokenBucket(db.redis, { key: 'k', rate: 0 })).toThrow(/rate/);
+    expect(() => redisTokenBucket(db.redis, { key: 'k', rate: 1, burst: 0 })).toThrow(/burst/);
+    expect(() => redisTokenBucket(db.redis, { key: 'k', rate: 1, retryMs: -1 })).toThrow(/retryMs/);
+    expect(() => redisTokenBucket(db.redis, { key: 'k', rate: 1, localRate: NaN })).toThrow(/localRate/);
   });
 });

@@ -1,22 +1,12 @@
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { StoreUnavailableError, strategies } from '../../../lib/index.js';
 import { redisWriteQueue } from '../../../lib/redis/index.js';
-import { describeRedis, startRedis, type RedisServer } from '../../helpers/redis.js';
+import { describeRedis, useRedis } from '../../helpers/redis.js';
 
 describeRedis('writeBehind on a Redis queue', () => {
-  let server: RedisServer;
-  let redis: Redis;
-  beforeAll(async () => {
-    server = await startRedis({ appendonly: true });
-    redis = new Redis(server.port, '127.0.0.1', { retryStrategy: () => 100, maxRetriesPerRequest: null });
-    redis.on('error', () => undefined);
-  });
-  afterAll(async () => {
-    redis.disconnect();
-    await server.dispose();
-  });
+  const db = useRedis({ appendonly: true, retryMs: 100 });
 
   it('loses no queued write across a crash of the writing process and a restart of Redis', async () => {
     // A child process queues 20 writes while the target is down, then dies by SIGKILL.
@@ -24,7 +14,7 @@ describeRedis('writeBehind on a Redis queue', () => {
       import { Redis } from 'ioredis';
       import { strategies } from './dist/index.js';
       import { redisWriteQueue } from './dist/redis.js';
-      const redis = new Redis(${server.port}, '127.0.0.1');
+      const redis = new Redis(${db.server.port}, '127.0.0.1');
       const w = strategies.writeBehind({ deliver: () => Promise.reject(new Error('down')), keyOf: (o) => o.k, store: redisWriteQueue(redis, { prefix: 'crash:' }) });
       for (let n = 1; n <= 20; n++) {
         const r = await w.write({ k: n % 3 === 0 ? 'x' : 'y', n });
@@ -40,12 +30,12 @@ describeRedis('writeBehind on a Redis queue', () => {
     });
     child.kill('SIGKILL');
     // Redis itself restarts; the append-only file keeps the queue
-    await server.stop();
-    await server.start();
+    await db.server.stop();
+    await db.server.start();
     const delivered: number[] = [];
     const w = strategies.writeBehind({
       deliver: (o: { n: number }) => void delivered.push(o.n),
-      store: redisWriteQueue(redis, { prefix: 'crash:', commandTimeoutMs: 2_000 }),
+      store: redisWriteQueue(db.redis, { prefix: 'crash:', commandTimeoutMs: 2_000 }),
       replayIntervalMs: 20,
     });
     for (let i = 0; i < 200 && delivered.length < 20; i++) await new Promise((r) => setTimeout(r, 25));
@@ -56,20 +46,21 @@ describeRedis('writeBehind on a Redis queue', () => {
     expect(x).toEqual([...x].sort((a, b) => a - b));
     const y = delivered.filter((n) => n % 3 !== 0);
     expect(y).toEqual([...y].sort((a, b) => a - b));
-    expect(await redis.llen('crash:order')).toBe(0);
+    expect(await db.redis.llen('crash:order')).toBe(0);
   });
+
   it('a push sent but not answered in time is cancelled: it is not queued, and a late copy of it is turned away', async () => {
-    const store = redisWriteQueue(redis, { prefix: 'paused:', commandTimeoutMs: 100 });
-    const admin = new Redis(server.port, '127.0.0.1');
+    const store = redisWriteQueue(db.redis, { prefix: 'paused:', commandTimeoutMs: 100 });
+    const admin = new Redis(db.server.port, '127.0.0.1');
     try {
       await admin.call('CLIENT', 'PAUSE', '400'); // Redis holds every other client's commands for 400 ms
       const item = { id: 'w1', key: 'k', payload: { n: 1 }, queuedAt: 0 };
       await expect(store.push(item)).rejects.toBeInstanceOf(StoreUnavailableError);
       await new Promise((r) => setTimeout(r, 500)); // the held push lands, then its cancel
-      expect(await redis.llen('paused:order')).toBe(0);
-      expect(await redis.hlen('paused:items')).toBe(0);
+      expect(await db.redis.llen('paused:order')).toBe(0);
+      expect(await db.redis.hlen('paused:items')).toBe(0);
       await expect(store.push(item)).rejects.toThrow(/cancelled/);
-      expect(await redis.llen('paused:order')).toBe(0);
+      expect(await db.redis.llen('paused:order')).toBe(0);
       // any other write is queued as usual
       await store.push({ ...item, id: 'w2' });
       expect((await store.peek(10)).map((w) => w.id)).toEqual(['w2']);
@@ -79,15 +70,15 @@ describeRedis('writeBehind on a Redis queue', () => {
   });
 
   it('while the client is not connected nothing is sent: a refused write never lands when Redis is back', async () => {
-    const store = redisWriteQueue(redis, { prefix: 'down:', commandTimeoutMs: 150 });
-    await server.stop();
-    for (let i = 0; i < 50 && redis.status === 'ready'; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(redis.status).not.toBe('ready');
+    const store = redisWriteQueue(db.redis, { prefix: 'down:', commandTimeoutMs: 150 });
+    await db.server.stop();
+    for (let i = 0; i < 50 && db.redis.status === 'ready'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(db.redis.status).not.toBe('ready');
     await expect(store.push({ id: 'd1', key: 'k', payload: 1, queuedAt: 0 })).rejects.toThrow(/not connected/);
-    await server.start();
-    for (let i = 0; i < 200 && redis.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 25));
+    await db.server.start();
+    for (let i = 0; i < 200 && db.redis.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 25));
     await new Promise((r) => setTimeout(r, 100));
-    expect(await redis.llen('down:order')).toBe(0);
+    expect(await db.redis.llen('down:order')).toBe(0);
     // and once connected it queues again
     await store.push({ id: 'd2', key: 'k', payload: 2, queuedAt: 0 });
     expect((await store.peek(10)).map((w) => w.id)).toEqual(['d2']);
