@@ -236,7 +236,7 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
     expect(l.config[2]).toMatchObject({ type: 'keyedBreaker', metaKey: 'service' });
     expect(l.config[2]).not.toHaveProperty('defaults');
     const sc = fromConfig({ strategy: 'slowCallShield' });
-    expect(names(sc)).toEqual(['timeout', 'snapshot', 'circuitBreaker', 'fallbackChain']);
+    expect(names(sc)).toEqual(['timeout', 'snapshot', 'circuitBreaker', 'fallback']);
     expect(ms(sc, 0)).toBe(2_000);
     expect(sc.config[2]).toMatchObject({ strategy: 'slowCallRatio', slowCallMs: 1_000 });
     expect(sc.config[3]).toMatchObject({ handlers: ['$stale'] });
