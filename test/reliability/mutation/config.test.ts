@@ -305,3 +305,187 @@ describe('lib/strategies/strategies.ts: code options', () => {
     expect(r.now).toEqual({ ok: true, value: 'fb:TimeoutError', at: T0 + 5 });
   });
 });
+
+describe('lib/errors.ts: fields, codes, messages and brand guards', () => {
+  it('each error carries its code, name, policy, default message and extra fields', () => {
+    const cause = new Error('root');
+    const cases: [Error & { code: string; policy: string }, string, string, string][] = [
+      [new BrokenCircuitError('db', 250), 'BREAKER_OPEN', 'BrokenCircuitError', 'circuit breaker is open (db)'],
+      [new TimeoutError('db'), 'TIMEOUT', 'TimeoutError', 'operation timed out (db)'],
+      [new RateLimitedError('db', 40), 'RATE_LIMITED', 'RateLimitedError', 'rate limit exceeded (db); retry after 40 ms'],
+      [new BulkheadRejectedError('db'), 'BULKHEAD_FULL', 'BulkheadRejectedError', 'bulkhead is full (db)'],
+      [new OverloadedError('db'), 'OVERLOADED', 'OverloadedError', 'service overloaded, call shed (db)'],
+      [new IdempotencyInProgressError('db', 'k1'), 'IDEMPOTENCY_IN_PROGRESS', 'IdempotencyInProgressError', 'operation for key "k1" is already in progress (db)'],
+      [new IdempotencyKeyMissingError('db'), 'IDEMPOTENCY_KEY_MISSING', 'IdempotencyKeyMissingError', 'no idempotency key: pass { key } to execute or a key(ctx) option (db)'],
+      [new StoreUnavailableError('db', 'redis down', { cause }), 'STORE_UNAVAILABLE', 'StoreUnavailableError', 'redis down'],
+      [new ConfigError('retry', [{ path: 'maxAttempts', message: 'too low' }, { path: '', message: 'whole' }]), 'INVALID_CONFIG', 'ConfigError', 'invalid retry options: maxAttempts: too low; whole'],
+    ];
+    for (const [e, code, name, message] of cases) {
+      expect({ code: e.code, name: e.name, message: e.message, policy: e.policy }).toEqual({ code, name, message, policy: code === 'INVALID_CONFIG' ? 'retry' : 'db' });
+      expect(e).toBeInstanceOf(Error);
+      expect(isResilienceError(e)).toBe(true);
+    }
+    expect(new BrokenCircuitError('db', 250).retryAfterMs).toBe(250);
+    expect(new BrokenCircuitError('db').retryAfterMs).toBeUndefined();
+    expect(new BrokenCircuitError('db', 1, 'custom').message).toBe('custom');
+    expect(new RateLimitedError('db', 40).retryAfterMs).toBe(40);
+    expect(new IdempotencyInProgressError('db', 'k1').key).toBe('k1');
+    expect(new StoreUnavailableError('db', 'x', { cause }).cause).toBe(cause);
+    expect(new TimeoutError('db', 'slow', { cause }).cause).toBe(cause);
+    expect('cause' in new TimeoutError('db')).toBe(false);
+    expect(new StoreUnavailableError('db', 'x', { cause: undefined })).toHaveProperty('cause', undefined);
+    expect(new ConfigError('retry', []).issues).toEqual([]);
+  });
+
+  it('the guards read the brand, so they accept errors from another copy and nothing else', () => {
+    const brand = Symbol.for('breakwater.error');
+    const foreign = (code: string) => ({ [brand]: code });
+    const guards: [(v: unknown) => boolean, string][] = [
+      [isBrokenCircuitError, 'BREAKER_OPEN'],
+      [isTimeoutError, 'TIMEOUT'],
+      [isRateLimitedError, 'RATE_LIMITED'],
+      [isBulkheadRejectedError, 'BULKHEAD_FULL'],
+      [isOverloadedError, 'OVERLOADED'],
+      [isIdempotencyInProgressError, 'IDEMPOTENCY_IN_PROGRESS'],
+      [isIdempotencyKeyMissingError, 'IDEMPOTENCY_KEY_MISSING'],
+      [isStoreUnavailableError, 'STORE_UNAVAILABLE'],
+      [isConfigError, 'INVALID_CONFIG'],
+    ];
+    for (const [guard, code] of guards) {
+      expect(guard(foreign(code)), code).toBe(true);
+      for (const [, other] of guards) if (other !== code) expect(guard(foreign(other)), `${code} vs ${other}`).toBe(false);
+      expect(guard(null)).toBe(false);
+      expect(guard(code)).toBe(false);
+      expect(guard(new Error(code))).toBe(false);
+    }
+    expect(isResilienceError(foreign('ANYTHING'))).toBe(true);
+    expect(isResilienceError({ [brand]: 1 })).toBe(false);
+    expect(isResilienceError(null)).toBe(false);
+    expect(isResilienceError('TIMEOUT')).toBe(false);
+    expect(isResilienceError(new Error('x'))).toBe(false);
+  });
+
+  it('isShedRejection is true exactly for the five load-shedding codes', () => {
+    const brand = Symbol.for('breakwater.error');
+    for (const code of ['BREAKER_OPEN', 'RATE_LIMITED', 'BULKHEAD_FULL', 'OVERLOADED', 'IDEMPOTENCY_IN_PROGRESS']) expect(isShedRejection({ [brand]: code }), code).toBe(true);
+    for (const code of ['TIMEOUT', 'IDEMPOTENCY_KEY_MISSING', 'STORE_UNAVAILABLE', 'INVALID_CONFIG', undefined]) expect(isShedRejection({ [brand]: code }), String(code)).toBe(false);
+    expect(isShedRejection(null)).toBe(false);
+    expect(isShedRejection('BREAKER_OPEN')).toBe(false);
+  });
+});
+
+describe('lib/options.ts: paths and messages', () => {
+  it('formats paths with dots between names and brackets around indexes', () => {
+    expect(formatPath([])).toBe('');
+    expect(formatPath(['policies', 1, 'backoff', 'ms'])).toBe('policies[1].backoff.ms');
+    expect(formatPath([0, 'a'])).toBe('[0].a');
+    expect(formatPath(['a', 2, 3])).toBe('a[2][3]');
+  });
+
+  it('reports unknown keys one by one, a union by its closest branch, and the rule of each number helper', () => {
+    expect(issuesOf(() => retry({ maxAttempts: 0 }))).toEqual([{ path: 'maxAttempts', message: 'expected an integer >= 1' }]);
+    expect(issuesOf(() => retry({ maxAttempts: 1.5 }))).toEqual([{ path: 'maxAttempts', message: 'expected an integer >= 1' }]);
+    expect(issuesOf(() => timeout({ ms: 0 }))).toEqual([{ path: 'ms', message: 'expected a number greater than 0' }]);
+    expect(issuesOf(() => timeout({ ms: 'x' as never }))).toEqual([{ path: 'ms', message: 'expected a finite number of milliseconds' }]);
+    expect(issuesOf(() => timeout({ ms: 5, a: 1, b: 2 } as never))).toEqual([
+      { path: 'a', message: 'unknown option' },
+      { path: 'b', message: 'unknown option' },
+    ]);
+    expect(issuesOf(() => timeout({ ms: 5, clock: {} as never }))).toEqual([{ path: 'clock', message: 'expected a Clock (now, setTimeout, clearTimeout)' }]);
+    expect(issuesOf(() => retry({ random: 1 as never }))).toEqual([{ path: 'random', message: 'expected a function returning a number in [0, 1)' }]);
+    expect(issuesOf(() => timeout({ ms: 5, name: '' }))).toEqual([{ path: 'name', message: 'expected a non-empty string' }]);
+    expect(issuesOf(() => fromConfig({ policies: [{ type: 'chaos', injectionRate: 2 }] }))).toEqual([{ path: 'policies[0].injectionRate', message: 'expected a number in [0, 1]' }]);
+    expect(issuesOf(() => fromConfig({ policies: [{ type: 'retry', backoff: { kind: 'constant', ms: -1 } }] }))).toEqual([
+      { path: 'policies[0].backoff.ms', message: 'expected a number >= 0' },
+    ]);
+    expect(issuesOf(() => fromConfig({ policies: [{ type: 'hedge', maxHedged: 0 }] }))).toEqual([{ path: 'policies[0].maxHedged', message: 'expected an integer >= 1' }]);
+    // a union reports the branch that got furthest: a clock that lacks only clearTimeout
+    const half = { now: () => 0, setTimeout: () => 0 };
+    expect(issuesOf(() => timeout({ ms: 5, clock: half as never }))[0]!.path).toBe('clock');
+  });
+
+  it('a union of entries reports the closest branch, with its nested path', () => {
+    expect(issuesOf(() => fromConfig({ policies: [{ type: 'degrade', when: { decisionTree: { nope: 1 } }, to: 'f' }] }, { f: () => 1 }))).toEqual([
+      { path: 'policies[0].when.decisionTree.nope', message: 'unknown option' },
+    ]);
+  });
+});
+
+describe('lib/pipe.ts and lib/builder.ts: composition', () => {
+  it('pipe: the first policy is innermost; nested pipelines are flattened; the default name is "pipeline"', async () => {
+    const clock = new TestClock(T0);
+    const inner = pipe(timeout({ ms: 10, clock }), fallback(() => 'inner'));
+    const p = pipe(inner, fallback(() => 'outer'));
+    expect(p.name).toBe('pipeline');
+    expect(p.policies.map((x) => x.name)).toEqual(['timeout', 'fallback', 'fallback']);
+    expect(p.clock).toBe(clock);
+    const r = track(p.execute(never), clock);
+    await clock.advance(10);
+    expect(r.now).toEqual({ ok: true, value: 'inner', at: T0 + 10 });
+    // the other order: the fallback is inside the timeout and never sees it
+    const q = pipe(fallback(() => 'inner'), timeout({ ms: 10, clock }));
+    const s = track(q.execute(never), clock);
+    await clock.advance(10);
+    expect(s.now).toMatchObject({ ok: false, at: T0 + 20 });
+    expect(isTimeoutError((s.now as { error: unknown }).error)).toBe(true);
+  });
+
+  it('pipe takes the clock of the first policy that has one', () => {
+    const a = new TestClock(T0);
+    const b = new TestClock(T0 + 1);
+    expect(pipe(fallback(() => 1), timeout({ ms: 1, clock: a }), timeout({ ms: 1, clock: b })).clock).toBe(a);
+  });
+
+  it('a pipeline used as a layer runs its own layers, then the rest of the chain', async () => {
+    const clock = new TestClock(T0);
+    const order: string[] = [];
+    const mark = (label: string) => fallback(() => label, { handle: () => (order.push(label), true) });
+    const layer = pipe(mark('a'), mark('b'));
+    const p = policy({ clock }).use(timeout({ ms: 5, clock })).use(layer).use(mark('c'));
+    // a is inside b: a answers the timeout; b and c see a success
+    const r = track(p.execute(never), clock);
+    await clock.advance(5);
+    expect(r.now).toEqual({ ok: true, value: 'a', at: T0 + 5 });
+    expect(order).toEqual(['a']);
+  });
+
+  it('the builder names the pipeline, and gives its clock and random to the policies it builds', async () => {
+    const clock = new TestClock(T0);
+    const b = policy({ clock, name: 'svc', random: () => 0 }).timeout(10).retry({ maxAttempts: 2 });
+    expect(b.name).toBe('svc');
+    expect(b.clock).toBe(clock);
+    expect(policy().name).toBe('pipeline');
+    let calls = 0;
+    const r = track(
+      b.execute(() => {
+        calls++;
+        return never();
+      }),
+      clock,
+    );
+    // random 0: full jitter gives no delay between attempts; each attempt times out at 10 ms on the test clock
+    await clock.advance(20);
+    expect(calls).toBe(2);
+    expect(r.now).toMatchObject({ ok: false, at: T0 + 20 });
+  });
+});
+
+describe('lib/judge.ts', () => {
+  it('a predicate that throws counts as a failure', async () => {
+    let calls = 0;
+    const r = retry({
+      maxAttempts: 3,
+      backoff: () => 0,
+      handle: () => {
+        throw new Error('buggy');
+      },
+    } as never);
+    await r
+      .execute(() => {
+        calls++;
+        throw new Error('x');
+      })
+      .catch(() => undefined);
+    expect(calls).toBe(3);
+  });
+});
