@@ -157,6 +157,14 @@ describe('lib/config/from-config.ts: hot reload', () => {
     await clock.advance(10);
     expect(r.now).toEqual({ ok: true, value: 'fb:TimeoutError', at: T0 + 10 });
   });
+  it('works as an outer layer of a pipe: the layers inside it still run', async () => {
+    const clock = new TestClock(T0);
+    const outer = fromConfig({ policies: [{ type: 'fallback', handler: 'fb' }] }, { fb: (e: unknown) => `fb:${(e as Error).name}` }, { clock });
+    const p = pipe(timeout({ ms: 10, clock }), outer);
+    const r = track(p.execute(never), clock);
+    await clock.advance(10);
+    expect(r.now).toEqual({ ok: true, value: 'fb:TimeoutError', at: T0 + 10 });
+  });
 });
 
 describe('lib/config/from-config.ts: all or nothing when a policy refuses in place', () => {
@@ -204,6 +212,7 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
     expect(names(p)).toEqual(['attemptTimeout', 'retry', 'totalTimeout']);
     expect([ms(p, 0), ms(p, 2)]).toEqual([1_000, 5_000]);
     expect((p.pipeline.policies[1] as unknown as { maxAttempts: number }).maxAttempts).toBe(4);
+    expect(fromConfig({ strategy: 'boundedRetry', backoff: { kind: 'constant', ms: 3 } }).config[1]).toMatchObject({ type: 'retry', backoff: { kind: 'constant', ms: 3 } });
     const clock = new TestClock(T0);
     const q = fromConfig({ strategy: 'boundedRetry', maxAttempts: 3, backoff: { kind: 'constant', ms: 0 }, retryOn: 'never' }, { never: () => false }, { clock });
     let calls = 0;
@@ -271,6 +280,31 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
     expect(issuesOf(() => fromConfig({ strategy: 'standard', fallback: 'g' }, {}))).toEqual([{ path: 'fallback.handler', message: 'no handler named "g" was given' }]);
     expect(issuesOf(() => fromConfig({ strategy: 'failFast', timeoutMs: 0 }))).toEqual([{ path: 'timeoutMs', message: 'expected a number greater than 0' }]);
     expect(issuesOf(() => fromConfig({ strategy: 'errorCountTrip' }))).toEqual([{ path: 'fallback', message: 'give exactly one of fallback (a handler name) or defaultValue' }]);
+  });
+
+  it('a written-out entry that breaks a rule of its policy is reported under the strategy option, with the nested path', () => {
+    expect(issuesOf(() => fromConfig({ strategy: 'slowCallShield', timeoutMs: 2_000, slowCallMs: 200, breaker: { threshold: 2 } }))).toEqual([
+      { path: 'breaker.threshold', message: 'expected a ratio in [0, 1]' },
+    ]);
+    expect(issuesOf(() => fromConfig({ strategy: 'failFast', breaker: { k: 0.1 } }))).toEqual([{ path: 'breaker.k', message: 'must be >= minK (1.1)' }]);
+  });
+
+  it('a rule a policy factory checks is reported under the entry path, and the pipeline keeps the env clock', () => {
+    expect(issuesOf(() => fromConfig({ policies: [{ type: 'chaos', fault: 'f', result: 'r' }] }, { f: () => 1, r: () => 2 }))).toEqual([
+      { path: 'policies[0].result', message: 'fault and result are exclusive (pipe two chaos policies to have both)' },
+    ]);
+    const clock = new TestClock(T0);
+    expect(fromConfig({ policies: [{ type: 'fallback', handler: 'f' }] }, { f: () => 1 }, { clock }).pipeline.clock).toBe(clock);
+  });
+
+  it('slowCallShield and fallbackChain answer a failure from the last good value of the key', async () => {
+    for (const config of [{ strategy: 'slowCallShield' }, { strategy: 'fallbackChain' }] as const) {
+      const clock = new TestClock(T0);
+      const p = fromConfig(config, {}, { clock });
+      await expect(p.execute(() => 'v1', { key: 'k' })).resolves.toBe('v1');
+      await clock.advance(10);
+      await expect(p.execute(() => Promise.reject(new Error('x')), { key: 'k' })).resolves.toBe('v1');
+    }
   });
 
   it('errorCountTrip: trips after 5 failures in a row by default, answering the default value', async () => {
