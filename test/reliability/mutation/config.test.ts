@@ -229,6 +229,7 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
     const f = { f: () => 'f' };
     const b = fromConfig({ strategy: 'budgetedRetry' });
     expect(names(b)).toEqual(['timeout', 'retry']);
+    expect(b.config[1]).toMatchObject({ budget: { kind: 'token', ratio: 0.1, minPerSecond: 10, windowMs: 10_000 } });
     expect(ms(b, 0)).toBe(1_000);
     const s = fromConfig({ strategy: 'standard', fallback: 'f' }, f);
     expect(names(s)).toEqual(['timeout', 'retry', 'breaker', 'fallback']);
@@ -330,6 +331,10 @@ describe('lib/strategies/strategies.ts: code options', () => {
     const d = new Date(0);
     const p = strategies.errorCountTrip({ defaultValue: d, clock });
     expect(await p.execute(() => Promise.reject(new Error('x')))).toBe(d);
+    // an Observable (a class instance, not plain data) is passed on as itself, by a generated name
+    const load = new BehaviorSubject(0);
+    const ad = strategies.adaptiveDegrade({ fallback: () => 'f', signals: { cpu: load }, clock });
+    expect(ad.config[1]).toMatchObject({ signals: { cpu: expect.stringMatching(/^\$fn/) } });
     const plain = { a: [1] };
     const q = strategies.fallbackChain({ defaultValue: plain, clock });
     expect(await q.execute(() => Promise.reject(new Error('x')))).toBe(plain);
