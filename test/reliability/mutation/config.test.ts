@@ -79,7 +79,8 @@ describe('lib/config/from-config.ts: hot reload', () => {
     const events = collect(p);
     expect(p.update({ policies: [{ type: 'timeout', ms: 0 }] })).toBe(false);
     expect(p.update({ policies: [{ type: 'retry' }] })).toBe(false);
-    expect(p.update({ policies: [{ type: 'timeout', ms: 20 }] })).toBe(true);
+    expect(p.update({ policies: [{ type: 'timeout', ms: 20, mode: 'cooperative' }] })).toBe(true);
+    expect(p.pipeline.policies[0]).toMatchObject({ ms: 20, mode: 'cooperative' });
     expect(p.config).toMatchObject([{ type: "timeout", ms: 20 }]);
     expect(events.map((e) => e.type)).toEqual(['configRejected', 'configRejected', 'configApplied']);
     expect(events[2]).toEqual({ type: 'configApplied', policy: 'config', version: 2 });
@@ -186,6 +187,14 @@ describe('lib/config/from-config.ts: all or nothing when a policy refuses in pla
     const r = track(p.execute(never), clock);
     await clock.advance(10);
     expect(r.now).toMatchObject({ ok: false, at: T0 + 10 });
+  });
+
+  it('an SRE breaker refuses a new window shape in place', () => {
+    const p = fromConfig({ policies: [{ type: 'sreBreaker', windowMs: 10_000 }] });
+    const events = collect(p);
+    expect(p.update({ policies: [{ type: 'sreBreaker', windowMs: 20_000 }] })).toBe(false);
+    expect(events).toMatchObject([{ type: 'configRejected', reason: 'invalid', issues: [{ path: 'policies[0].windowMs' }] }]);
+    expect(p.update({ policies: [{ type: 'sreBreaker', windowMs: 10_000, k: 3 }] })).toBe(true);
   });
 
   it('a strategy config is refused under its strategy option path', () => {
