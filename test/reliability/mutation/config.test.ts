@@ -29,6 +29,7 @@ import {
   RateLimitedError,
   retry,
   StoreUnavailableError,
+  systemClock,
   timeout,
   TimeoutError,
   type PolicyEvent,
@@ -381,6 +382,7 @@ describe('lib/errors.ts: fields, codes, messages and brand guards', () => {
     expect(new StoreUnavailableError('db', 'x', { cause }).cause).toBe(cause);
     expect(new TimeoutError('db', 'slow', { cause }).cause).toBe(cause);
     expect('cause' in new TimeoutError('db')).toBe(false);
+    expect('cause' in new TimeoutError('db', 'slow', {})).toBe(false);
     expect(new StoreUnavailableError('db', 'x', { cause: undefined })).toHaveProperty('cause', undefined);
     expect(new ConfigError('retry', []).issues).toEqual([]);
   });
@@ -406,6 +408,11 @@ describe('lib/errors.ts: fields, codes, messages and brand guards', () => {
       expect(guard(code)).toBe(false);
       expect(guard(new Error(code))).toBe(false);
     }
+    // a function carrying the brand is not an error of ours
+    const fn = Object.assign(() => undefined, { [brand]: 'TIMEOUT' });
+    expect(isTimeoutError(fn)).toBe(false);
+    expect(isResilienceError(fn)).toBe(false);
+    expect(isShedRejection(Object.assign(() => undefined, { [brand]: 'BREAKER_OPEN' }))).toBe(false);
     expect(isResilienceError(foreign('ANYTHING'))).toBe(true);
     expect(isResilienceError({ [brand]: 1 })).toBe(false);
     expect(isResilienceError(null)).toBe(false);
@@ -450,6 +457,13 @@ describe('lib/options.ts: paths and messages', () => {
     // a union reports the branch that got furthest: a clock that lacks only clearTimeout
     const half = { now: () => 0, setTimeout: () => 0 };
     expect(issuesOf(() => timeout({ ms: 5, clock: half as never }))[0]!.path).toBe('clock');
+  });
+
+  it('a union reports the branch with the fewest issues', () => {
+    // as a circuit breaker: one issue (no strategy); as an SRE breaker: two (k, bogus)
+    expect(issuesOf(() => fromConfig({ policies: [{ type: 'keyedBreaker', metaKey: 'm', defaults: { k: 'x', bogus: 1 } }] })).map((i) => i.path)).toEqual([
+      'policies[0].defaults.strategy',
+    ]);
   });
 
   it('a union of entries reports the closest branch, with its nested path', () => {
@@ -503,6 +517,8 @@ describe('lib/pipe.ts and lib/builder.ts: composition', () => {
     expect(b.name).toBe('svc');
     expect(b.clock).toBe(clock);
     expect(policy().name).toBe('pipeline');
+    // without a clock of its own, the builder's root context runs on the system clock, whatever its policies use
+    expect(policy().use(timeout({ ms: 1, clock })).clock).toBe(systemClock);
     let calls = 0;
     const r = track(
       b.execute(() => {
