@@ -534,6 +534,58 @@ describe('lib/pipe.ts and lib/builder.ts: composition', () => {
   });
 });
 
+describe('lib/builder.ts: every step runs on the builder clock', () => {
+  it('hedge, chaos, cache, circuitBreaker, keyedBreaker, rateLimiter, sreBreaker use it; bulkhead, degrade, loadShedder hold it', async () => {
+    const clock = new TestClock(T0);
+    const b = () => policy({ clock, random: () => 0 });
+
+    let calls = 0;
+    void b()
+      .hedge({ delayMs: 5 })
+      .execute(() => (calls++, never()))
+      .catch(() => undefined);
+    await clock.advance(5);
+    expect(calls).toBe(2);
+
+    const c = track(b().chaos({ latency: 5, injectionRate: 1 }).execute(() => 'v'), clock);
+    await clock.advance(5);
+    expect(c.now).toEqual({ ok: true, value: 'v', at: T0 + 10 });
+
+    let n = 0;
+    const cached = b().cache({ ttlMs: 10 });
+    await cached.execute(() => ++n, { key: 'k' });
+    await cached.execute(() => ++n, { key: 'k' });
+    expect(n).toBe(1);
+    await clock.advance(10);
+    await cached.execute(() => ++n, { key: 'k' });
+    expect(n).toBe(2);
+
+    const fail = () => Promise.reject(new Error('x'));
+    for (const p of [
+      b().circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 100 }),
+      b().keyedBreaker(() => 'k', { defaults: { strategy: 'consecutiveFailures', threshold: 1, openMs: 100 } }),
+    ]) {
+      await p.execute(fail).catch(() => undefined);
+      await expect(p.execute(() => 'ok')).rejects.toSatisfy(isBrokenCircuitError);
+      await clock.advance(100);
+      await expect(p.execute(() => 'ok')).resolves.toBe('ok');
+    }
+
+    const rl = b().rateLimiter({ algorithm: { kind: 'tokenBucket', rate: 1, burst: 1 } });
+    await rl.execute(() => 1);
+    await expect(rl.execute(() => 1)).rejects.toSatisfy(isRateLimitedError);
+    await clock.advance(1_000);
+    await expect(rl.execute(() => 1)).resolves.toBe(1);
+
+    const held = b()
+      .bulkhead({ limit: 1 })
+      .degrade({ when: () => false, to: () => 'd' })
+      .loadShedder({ cpu: 0 });
+    expect(held.policies.map((p) => (p as unknown as { clock: unknown }).clock)).toEqual([clock, clock, clock]);
+    expect(b().breaker().policies.map((p) => p.name)).toEqual(['breaker']);
+  });
+});
+
 describe('lib/judge.ts', () => {
   it('a predicate that throws counts as a failure', async () => {
     let calls = 0;
