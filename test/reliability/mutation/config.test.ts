@@ -872,6 +872,24 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
     expect(got).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('counts the writes still waiting per key as a round replays some of them', async () => {
+    const { writeBehind } = await import('../../../lib/index.js');
+    const clock = new TestClock(T0);
+    let up = false;
+    const got: number[] = [];
+    const w = writeBehind<number>({ deliver: (n) => (up ? void got.push(n) : down()), keyOf: () => 'a', batch: 1, replayIntervalMs: 10, breaker: { protection: 1_000 }, clock });
+    for (let n = 1; n <= 3; n++) await w.write(n);
+    up = true;
+    await clock.advance(10);
+    expect(got).toEqual([1]);
+    expect(w.queued).toBe(2);
+    // key 'a' still has writes waiting: a new one queues behind them
+    await expect(w.write(4)).resolves.toMatchObject({ status: 'queued' });
+    await clock.advance(30);
+    expect(got).toEqual([1, 2, 3, 4]);
+    expect(w.queued).toBe(0);
+  });
+
   it('a write that fails in a round holds back later writes of its key only', async () => {
     const { writeBehind } = await import('../../../lib/index.js');
     const clock = new TestClock(T0);
