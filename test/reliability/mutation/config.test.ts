@@ -331,6 +331,10 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
     expect(calls).toBe(5);
     const q = fromConfig({ strategy: 'errorCountTrip', fallback: 'h' }, { h: () => 'handler' }, { clock });
     expect(await q.execute(fail)).toBe('handler');
+    const two = fromConfig({ strategy: 'errorCountTrip', threshold: 2, defaultValue: 0 }, {}, { clock });
+    calls = 0;
+    for (let i = 0; i < 3; i++) await two.execute(fail);
+    expect(calls).toBe(2);
   });
 });
 
