@@ -353,10 +353,11 @@ describe('lib/strategies/strategies.ts: code options', () => {
     const chain = strategies.fallbackChain({ fallbacks: [() => Promise.reject(new Error('first')), () => 'second'], clock });
     expect(await chain.execute(() => Promise.reject(new Error('x')), { key: 'none' })).toBe('second');
     // the random source reaches the retry: full jitter of the default 100 ms backoff, at 0.5, is 50 ms
-    const br = strategies.boundedRetry({ maxAttempts: 2, random: () => 0.5, clock });
+    const brClock = new TestClock(T0);
+    const br = strategies.boundedRetry({ maxAttempts: 2, random: () => 0.5, clock: brClock });
     const brEvents = collect(br);
     const run = br.execute(() => Promise.reject(new Error('x'))).catch(() => undefined);
-    await clock.runAll();
+    await brClock.runAll();
     await run;
     expect(brEvents.filter((e) => e.type === 'retry').map((e) => (e as { delayMs: number }).delayMs)).toEqual([50]);
     const plain = { a: [1] };
