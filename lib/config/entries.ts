@@ -351,12 +351,26 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
   throw new Error(`unknown policy type ${(e as { type: string }).type}`);
 }
 
+/** The entry as canonical JSON (keys sorted), to tell whether an entry changed. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** The degrade entry without its decision tree's thresholds: the only part that changes in place. */
+function degradeShape(e: EntryConfig): unknown {
+  return e.type === 'degrade' && typeof e.when === 'object' ? { ...e, when: { ...e.when, decisionTree: undefined } } : e;
+}
+
 /**
- * Applies a new entry to a policy built from an entry of the same type,
- * keeping its state (hot reload). Returns false when this type cannot change
- * in place (the caller rebuilds nothing and refuses the config).
+ * Applies a new entry to a policy built from `previous`, an entry of the
+ * same type, keeping its state (hot reload). An unchanged entry is left
+ * alone. Returns false when the change cannot be made in place (the caller
+ * then refuses the whole config).
  */
-export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string): boolean {
+export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string, previous: EntryConfig): boolean {
+  if (canonical(e) === canonical(previous)) return true;
   switch (e.type) {
     case 'sreBreaker':
       if (!(policy instanceof SreBreaker)) return false;
@@ -377,6 +391,7 @@ export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Res
     case 'degrade': {
       // Only the decision tree's thresholds change in place; a predicate, signals or handler swap needs a new pipeline.
       if (!(policy instanceof DegradePolicy) || typeof e.when === 'string' || !(policy.decision instanceof DecisionTree)) return false;
+      if (canonical(degradeShape(e)) !== canonical(degradeShape(previous))) return false;
       policy.decision.setThresholds(e.when.decisionTree ?? {});
       return true;
     }

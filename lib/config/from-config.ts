@@ -149,11 +149,14 @@ export class ConfigPipeline<T> implements Policy<T> {
     let applied = 0;
     try {
       for (; applied < parsed.entries.length; applied++) {
-        reconfigureEntry(policies[applied]!, parsed.entries[applied]!, resolver, parsed.paths[applied]!);
+        const entry = parsed.entries[applied]!;
+        if (!reconfigureEntry(policies[applied]!, entry, resolver, parsed.paths[applied]!, this.current.entries[applied]!)) {
+          throw new ConfigError(this.name, [{ path: '', message: `a ${entry.type} entry cannot change in place: keep it as it is, or build a new pipeline` }]);
+        }
       }
     } catch (error) {
       // All or nothing: put back what was already changed (the old entries are known to apply).
-      for (let i = 0; i < applied; i++) reconfigureEntry(policies[i]!, this.current.entries[i]!, resolver, this.current.paths[i]!);
+      for (let i = 0; i < applied; i++) reconfigureEntry(policies[i]!, this.current.entries[i]!, resolver, this.current.paths[i]!, parsed.entries[i]!);
       const path = parsed.paths[applied]!;
       const issues = isConfigError(error) ? error.issues.map((x) => ({ path: x.path ? `${path}.${x.path}` : path, message: x.message })) : [{ path, message: String(error) }];
       this.reject('invalid', issues);

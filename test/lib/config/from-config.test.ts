@@ -134,6 +134,40 @@ describe('fromConfig', () => {
       expect(configs.observed).toBe(false);
     });
 
+    it('refuses a change a policy cannot make in place, changing nothing; an unchanged entry does not stop a change elsewhere', async () => {
+      const clock = new TestClock(START);
+      const handlers = { a: () => 'A', b: () => 'B' };
+      const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'timeout', ms: 100 }, { type: 'bulkhead', limit: 2 }, { type: 'fallback', handler: 'a' }] });
+      const p = fromConfig(configs, handlers, { clock });
+      const events: PolicyEvent[] = [];
+      p.events$.subscribe((e) => (e.type === 'configRejected' || e.type === 'configApplied') && events.push(e));
+      const deaf = () => new Promise<string>(() => {});
+      // the bulkhead's limit and the fallback's handler cannot change in place: refused, and the timeout change is put back
+      expect(p.update({ policies: [{ type: 'timeout', ms: 20 }, { type: 'bulkhead', limit: 5 }, { type: 'fallback', handler: 'a' }] })).toBe(false);
+      expect(p.update({ policies: [{ type: 'timeout', ms: 20 }, { type: 'bulkhead', limit: 2 }, { type: 'fallback', handler: 'b' }] })).toBe(false);
+      expect(events).toEqual([
+        { type: 'configRejected', policy: 'config', reason: 'invalid', issues: [{ path: 'policies[1]', message: 'a bulkhead entry cannot change in place: keep it as it is, or build a new pipeline' }] },
+        { type: 'configRejected', policy: 'config', reason: 'invalid', issues: [{ path: 'policies[2]', message: 'a fallback entry cannot change in place: keep it as it is, or build a new pipeline' }] },
+      ]);
+      const before = track(p.execute(deaf), clock);
+      await clock.advance(100);
+      expect(before.now).toEqual({ ok: true, value: 'A', at: START + 100 });
+      // the same entries, keys in another order, and a new timeout: applied
+      expect(p.update({ policies: [{ ms: 20, type: 'timeout' }, { limit: 2, type: 'bulkhead' }, { handler: 'a', type: 'fallback' }] })).toBe(true);
+      const after = track(p.execute(deaf), clock);
+      await clock.advance(20);
+      expect(after.now).toEqual({ ok: true, value: 'A', at: START + 120 });
+      expect(events.at(-1)).toEqual({ type: 'configApplied', policy: 'config', version: 2 });
+    });
+
+    it('degrade: only the decision tree thresholds change in place', () => {
+      const handlers = { cached: () => 'cached', other: () => 'other', cpu: () => 0.1 };
+      const entry = (to: string, qpsHigh: number) => ({ policies: [{ type: 'degrade', when: { decisionTree: { qpsHigh, qpsMid: 50 } }, signals: { cpu: 'cpu' }, to }] });
+      const p = fromConfig(entry('cached', 100), handlers, { clock: new TestClock(START) });
+      expect(p.update(entry('cached', 200))).toBe(true);
+      expect(p.update(entry('other', 200))).toBe(false);
+    });
+
     it('the stream must start with a config', () => {
       expect(() => fromConfig(new Subject<unknown>(), {})).toThrow(/must emit its first config/);
     });
