@@ -234,9 +234,19 @@ describe('RollingHistogram: buckets and quantiles', () => {
   it('a reused slice starts empty: counts and total', () => {
     const h = new RollingHistogram({ windowMs: 60_000, slices: 6 });
     h.record(10, 0); // slice 0, epoch 0
+    h.record(0, 0); // bucket 0
     h.record(1_000, 60_000); // slice 0 again, epoch 6
     expect(h.count(60_000)).toBe(1);
     expect(h.quantile(0.01, 60_000)).toBeCloseTo(edge(97), 9);
+  });
+
+  it('a sample past the last bucket stays in its own slice', () => {
+    const h = new RollingHistogram({ windowMs: 60_000, slices: 6 });
+    h.record(1, 10_000); // slice 1, bucket 25
+    h.record(1e12, 0); // slice 0, bucket 179
+    expect(h.count(10_000)).toBe(2);
+    expect(h.quantile(0.5, 10_000)).toBeCloseTo(edge(25), 9);
+    expect(h.quantile(1, 10_000)).toBeCloseTo(edge(179), 3);
   });
 
   it('6 slices by default, and negative clock times map to a slice', () => {
@@ -734,24 +744,26 @@ describe('DeadlineTimer: one timer, a min-heap of entries', () => {
   });
 
   it('removal anywhere in the heap keeps the order; removed entries never expire; removing twice is harmless', async () => {
-    const clock = new TestClock(START);
-    const t = new DeadlineTimer(clock);
-    const random = seededRandom(7);
-    const log: number[] = [];
-    const entries = Array.from({ length: 60 }, () => entry(START + 1 + Math.floor(random() * 1_000), log));
-    for (const e of entries) t.add(e);
-    const removed = new Set<DeadlineEntry>();
-    for (let k = 0; k < 25; k++) {
-      const e = entries[Math.floor(random() * entries.length)]!;
-      t.remove(e);
-      expect(e.heapIndex).toBe(-1);
-      removed.add(e);
+    for (let seed = 1; seed <= 20; seed++) {
+      const clock = new TestClock(START);
+      const t = new DeadlineTimer(clock);
+      const random = seededRandom(seed);
+      const log: number[] = [];
+      const entries = Array.from({ length: 200 }, () => entry(START + 1 + Math.floor(random() * 10_000), log));
+      for (const e of entries) t.add(e);
+      const removed = new Set<DeadlineEntry>();
+      for (let k = 0; k < 100; k++) {
+        const e = entries[Math.floor(random() * entries.length)]!;
+        t.remove(e);
+        expect(e.heapIndex).toBe(-1);
+        removed.add(e);
+      }
+      expect(t.size).toBe(200 - removed.size);
+      const kept = entries.filter((e) => !removed.has(e)).map((e) => e.at);
+      await clock.advance(20_000);
+      expect(log).toEqual([...kept].sort((a, b) => a - b));
+      expect(t.size).toBe(0);
     }
-    expect(t.size).toBe(60 - removed.size);
-    const kept = entries.filter((e) => !removed.has(e)).map((e) => e.at);
-    await clock.advance(2_000);
-    expect(log).toEqual([...kept].sort((a, b) => a - b));
-    expect(t.size).toBe(0);
   });
 
   it('an expired entry is out of the heap; removing it after is harmless', async () => {
@@ -809,6 +821,21 @@ describe('DeadlineTimer: one timer, a min-heap of entries', () => {
     expect(clock.pendingTimers).toBe(1);
     await clock.advance(30);
     expect(log).toEqual([START + 130]);
+  });
+
+  it('re-arming from idle for an earlier entry leaves the idle state: emptying again unrefs', () => {
+    const clock = new TestClock(START);
+    const t = new DeadlineTimer(clock);
+    const log: number[] = [];
+    const a = entry(START + 100, log);
+    t.add(a);
+    t.remove(a); // idle, unref'd timer at +100
+    const b = entry(START + 50, log); // earlier: a fresh timer
+    t.add(b);
+    expect(clock.armedTimers).toBe(1);
+    expect(clock.pendingTimers).toBe(1);
+    t.remove(b);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('the timer firing early for a removed root re-arms for the next entry', async () => {
