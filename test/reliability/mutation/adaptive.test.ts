@@ -15,6 +15,7 @@ import {
   decisionTree,
   degrade,
   exponential,
+  healthOf,
   linear,
   loadShedder,
   OverloadedError,
@@ -376,6 +377,34 @@ describe('degrade: defaults, events and signals', () => {
   });
 });
 
+describe('healthOf: successes over counted outcomes', () => {
+  it('ignores rejected, fallback and non-outcome events; a timeout counts as a failure; 10 s window by default', async () => {
+    const clock = new TestClock(START);
+    const events$ = new Subject<PolicyEvent>();
+    const health = healthOf({ events$ }, { clock });
+    const outcome = (result: 'success' | 'failure' | 'rejected' | 'timeout' | 'fallback'): void =>
+      events$.next({ type: 'outcome', policy: 'p', result, durationMs: 1 });
+    outcome('rejected');
+    outcome('fallback');
+    events$.next({ type: 'degraded', policy: 'p', action: 'custom', signals: {} });
+    expect(health.value()).toBe(1); // nothing counted yet
+    outcome('success');
+    outcome('timeout');
+    outcome('success');
+    outcome('failure');
+    expect(health.value()).toBe(0.5); // 2 of 4
+    outcome('rejected');
+    outcome('fallback');
+    expect(health.value()).toBe(0.5);
+    await clock.advance(9_999);
+    expect(health.value()).toBe(0.5);
+    await clock.advance(1);
+    expect(health.value()).toBe(1); // the window has passed
+    health.dispose();
+    expect(events$.observed).toBe(false);
+  });
+});
+
 describe('processCpu: sampling on the clock', () => {
   /** Spins until this process has used at least `ms` of CPU. */
   function burn(ms: number): void {
@@ -536,6 +565,7 @@ describe('loadShedder: thresholds, cool-off and the capacity estimate', () => {
     // average well over 0.1, in flight 0: admitted; then 1 in flight > 0.1: shed
     const a = s.allow();
     expect(() => s.allow()).toThrow(OverloadedError);
+    expect(() => s.allow()).toThrow('service overloaded, call shed (loadShedder)'); // the default name
     a.success();
   });
 
@@ -636,6 +666,7 @@ describe('backoff: exact values with scripted random', () => {
     expect(seen).toEqual([3, err]);
     expect(isBackoff(f)).toBe(true);
     expect(isBackoff(null)).toBe(false);
+    expect(isBackoff(undefined)).toBe(false);
     expect(isBackoff({})).toBe(false);
     expect(isBackoff(() => 1)).toBe(false);
     expect(isBackoff({ delay: 5 })).toBe(false);
@@ -699,6 +730,16 @@ describe('retry budgets at their edges', () => {
     // 6 slices of 50 s: the sample leaves the window 300 s after its slice began
     expect(b.allowed(START + 299_999)).toBe(2);
     expect(b.allowed(START + 300_000)).toBe(3);
+  });
+
+  it('sloBudget reads the 99th percentile, not a lower one', () => {
+    const b = sloBudget();
+    // 98 attempts of 10 ms and 2 of 1000 ms: the 99th of 100 is 1000 ms (bucket 97); the 95th is 10 ms
+    for (let i = 0; i < 98; i++) b.onAttempt!(10, START);
+    b.onAttempt!(1_000, START);
+    b.onAttempt!(1_000, START);
+    expect(b.allowed(START)).toBe(Math.floor(6_000 / (2 * edge(97))));
+    expect(b.allowed(START)).toBe(2);
   });
 
   it('sloBudget options each apply', () => {
