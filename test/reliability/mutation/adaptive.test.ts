@@ -425,6 +425,11 @@ describe('processCpu: sampling on the clock', () => {
     const v = cpu.value();
     expect(v).toBeGreaterThan(0); // ≥ 20 ms of CPU over 1000 ms
     expect(v).toBeLessThanOrEqual(1);
+    // between samples the last value is returned, however much CPU is used
+    burn(20);
+    expect(cpu.value()).toBe(v);
+    await clock.advance(999);
+    expect(cpu.value()).toBe(v);
   });
 
   it('caps at 1 when more CPU was used than clock time passed', async () => {
@@ -580,6 +585,25 @@ describe('loadShedder: thresholds, cool-off and the capacity estimate', () => {
     expect(() => t.allow().success()).not.toThrow();
     permits[1]!.success();
     expect(t.inFlight).toBe(0);
+  });
+
+  it('through execute: a success leaves the in-flight count and feeds the capacity', async () => {
+    const clock = new TestClock(START);
+    const state = { cpu: 0 };
+    const s = loadShedder({ cpu: () => state.cpu, windowMs: 1_000, buckets: 10, clock });
+    const events = collect(s);
+    // 30 calls of 100 ms pass in bucket START+100: capacity 30 × 100 / 100 = 30
+    const calls = Array.from({ length: 30 }, () => s.execute(() => new Promise((resolve) => clock.setTimeout(() => resolve(1), 100))));
+    expect(s.inFlight).toBe(30);
+    await clock.advance(100);
+    await Promise.all(calls);
+    expect(s.inFlight).toBe(0);
+    await clock.advance(100);
+    const held = Array.from({ length: 1_000 }, () => s.allow());
+    for (const p of held.splice(0, 100)) p.failure();
+    state.cpu = 0.9;
+    await expect(s.execute(() => 1)).rejects.toBeInstanceOf(OverloadedError);
+    expect(events[0]).toEqual({ type: 'shed', policy: 'loadShedder', cpu: 0.9, inFlight: 900, maxInFlight: 30 });
   });
 
   it('a permit settles once, whichever way', () => {
