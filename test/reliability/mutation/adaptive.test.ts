@@ -250,6 +250,15 @@ describe('RollingHistogram: buckets and quantiles', () => {
     expect(h.quantile(1, 10_000)).toBeCloseTo(edge(179), 3);
   });
 
+  it('the quantile leaves out a slice exactly one window old, as the count does', () => {
+    const h = new RollingHistogram({ windowMs: 60_000, slices: 6 });
+    h.record(10, 0); // slice 0, epoch 0, bucket 49
+    h.record(1_000, 10_000); // slice 1, epoch 1, bucket 97
+    // at 60,000 (epoch 6) slice 0 still holds epoch 0, a whole window old
+    expect(h.count(60_000)).toBe(1);
+    expect(h.quantile(0.5, 60_000)).toBeCloseTo(edge(97), 9);
+  });
+
   it('6 slices by default, and negative clock times map to a slice', () => {
     const h = new RollingHistogram({ windowMs: 60_000 }); // slices of 10 s
     h.record(5, 0);
@@ -430,6 +439,11 @@ describe('processCpu: sampling on the clock', () => {
     expect(cpu.value()).toBe(v);
     await clock.advance(999);
     expect(cpu.value()).toBe(v);
+  });
+
+  it('without a clock it reads the wall clock: 0 before its first sample', () => {
+    expect(processCpu().value()).toBe(0);
+    expect(processCpu({ sampleMs: 60_000 }).value()).toBe(0);
   });
 
   it('caps at 1 when more CPU was used than clock time passed', async () => {
