@@ -462,8 +462,8 @@ describe('loadShedder: thresholds, cool-off and the capacity estimate', () => {
    * Then 1000 calls are admitted cold and 100 fail, so the moving average of
    * calls in flight is far above any capacity here while 900 stay in flight.
    */
-  async function overloaded(cpuThreshold = 0.9) {
-    const clock = new TestClock(START); // START is a multiple of 100
+  async function overloaded(cpuThreshold = 0.9, start = START) {
+    const clock = new TestClock(start); // a multiple of 100
     const state = { cpu: 0 };
     const s = loadShedder({ cpu: () => state.cpu, cpuThreshold, windowMs: 1_000, buckets: 10, clock, name: 'shed' });
     const first = Array.from({ length: 20 }, () => s.allow());
@@ -561,6 +561,13 @@ describe('loadShedder: thresholds, cool-off and the capacity estimate', () => {
     events.length = 0;
     expect(shedOnce(s)).toBeInstanceOf(OverloadedError);
     expect((events[0] as { maxInFlight: number }).maxInFlight).toBe(1);
+  });
+
+  it('clock times before 0 map to buckets too', async () => {
+    const { state, s, events } = await overloaded(0.9, -100_000);
+    state.cpu = 0.9;
+    expect(shedOnce(s)).toBeInstanceOf(OverloadedError);
+    expect((events[0] as { maxInFlight: number }).maxInFlight).toBe(20);
   });
 
   it('failed calls do not count as passes', async () => {
