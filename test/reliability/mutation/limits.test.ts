@@ -285,6 +285,22 @@ describe('bulkhead: from the mutation analysis', () => {
     expect(b.executing).toBe(0);
   });
 
+  it('an operation answering a callable thenable holds its slot until that settles, past an inner timeout', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, clock });
+    const p = policy({ clock }).timeout(10).use(b);
+    const gate = deferred<string>();
+    const thenable = Object.assign(() => 0, { then: (ok: (v: string) => void, bad: (e: unknown) => void) => gate.promise.then(ok, bad) });
+    const first = track(p.execute(() => thenable as unknown as PromiseLike<string>), clock);
+    await clock.advance(10);
+    expect(await rejection(first)).toBeInstanceOf(TimeoutError);
+    // the caller gave up; the operation's thenable has not settled: the slot is still held
+    expect(b.executing).toBe(1);
+    gate.resolve('done');
+    await flush();
+    expect(b.executing).toBe(0);
+  });
+
   it('an inner policy calling the operation after the chain settled does not free a second slot', async () => {
     const clock = new TestClock(T0);
     const b = bulkhead({ limit: 1, queue: 0, clock });
@@ -489,14 +505,27 @@ describe('tokenBucket: from the mutation analysis', () => {
     expect(b.take(11_000)).toBe(0);
   });
 
-  it('a token refilled up to float noise counts as a whole one', () => {
-    // 0.1 + 0.2 style noise: three refills of 1/3 s at 3 per second
-    const b = tokenBucket({ rate: 3, burst: 1 });
+  it('refills in float steps: the wait is rounded without the noise, and a token short only by noise counts as whole', async () => {
+    // rate 10: a token every 100 ms; polled every 10 ms, 0.1 + 0.1 + ... leaves float noise
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 10, burst: 1 }), clock });
+    await limiter.execute(() => 0);
+    const waits: number[] = [];
+    for (let t = 10; t < 100; t += 10) {
+      await clock.advance(10);
+      waits.push(((await limiter.execute(() => 1).catch((e: unknown) => e)) as RateLimitedError).retryAfterMs);
+    }
+    // t ms after the last admission, 1 - t / 100 of a token is missing: 100 - t ms
+    expect(waits).toEqual([90, 80, 70, 60, 50, 40, 30, 20, 10]);
+    await clock.advance(10);
+    await expect(limiter.execute(() => 'whole')).resolves.toBe('whole');
+  });
+
+  it('takes a token at exactly the float tolerance below a whole one', () => {
+    const b = tokenBucket({ rate: 1000, burst: 1 });
     expect(b.take(0)).toBe(0);
-    const step = 1000 / 9;
-    expect(b.take(step)).toBeGreaterThan(0);
-    expect(b.take(2 * step)).toBeGreaterThan(0);
-    expect(b.take(3 * step)).toBe(0);
+    // 1 - 1e-9 ms at 1 000 per second refills exactly 1 - 1e-9 of a token: the tolerance, inclusive
+    expect(b.take(1 - 1e-9)).toBe(0);
   });
 
   it('asks for at least 1 ms however little is missing', () => {
@@ -742,5 +771,24 @@ describe('permit: from the mutation analysis', () => {
     q.release();
     expect(b.stats()).toMatchObject({ total: 1, failures: 0 });
     expect(events).toEqual([{ type: 'outcome', policy: b.name, result: 'success', durationMs: 0, error: undefined }]);
+  });
+
+  it('a released half-open probe frees its place once, however often released', async () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'errorCount', threshold: 1, minRequests: 0, openMs: 100, probes: 2, clock });
+    b.allow().failure(new Error('down'));
+    expect(b.state).toBe('open');
+    await clock.advance(100);
+    const p1 = b.allow();
+    const p2 = b.allow();
+    expect(b.state).toBe('half-open');
+    expect(() => b.allow()).toThrow(BrokenCircuitError);
+    p1.release();
+    p1.release();
+    const p3 = b.allow();
+    // two probes in flight again (p2, p3): no room for a third
+    expect(() => b.allow()).toThrow(BrokenCircuitError);
+    p2.release();
+    p3.release();
   });
 });
