@@ -24,6 +24,7 @@ import {
   runNext,
   slidingWindow,
   systemClock,
+  timeout,
   TimeoutError,
   tokenBucket,
   TokenBucket,
@@ -587,19 +588,34 @@ describe('leakyBucket: from the mutation analysis', () => {
     await p;
   });
 
-  it('queues a call whose turn comes exactly at its deadline rather than refusing it', async () => {
+  it('refuses at once, with the wait until its turn, a call whose turn comes after its deadline', async () => {
     const clock = new TestClock(T0);
     const bucket = leakyBucket({ rate: 10, capacity: 5 });
     const limiter = rateLimiter({ algorithm: bucket, clock });
     await limiter.execute(() => 0);
-    const p = track(limiter.execute(() => 1, { timeout: 100 }), clock);
-    await flush();
-    expect(p.now).toBeUndefined();
-    expect(bucket.waiting).toBe(1);
-    // one later could not leave in time: refused at once with the wait until its turn
+    const second = limiter.execute(() => 1);
+    // its turn is at 200 ms, one before its deadline would be too late
     await expect(limiter.execute(() => 2, { timeout: 199 })).rejects.toMatchObject({ retryAfterMs: 200 });
+    expect(bucket.waiting).toBe(1);
     await clock.runAll();
-    await p.settled;
+    await expect(second).resolves.toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a waiter whose cooperative deadline passes (its context carrying no deadline) stays queued and runs in its turn', async () => {
+    const clock = new TestClock(T0);
+    const bucket = leakyBucket({ rate: 10, capacity: 3 });
+    const limiter = rateLimiter({ algorithm: bucket, clock });
+    // a user policy that hands the limiter a spread context without the deadline
+    const noDeadline = userPolicy('noDeadline', (op, ctx, next) => runNext(op, { ...ctx, deadline: undefined } as ExecutionContext, next));
+    const p = pipe(limiter, noDeadline, timeout({ ms: 50, mode: 'cooperative', clock }));
+    await limiter.execute(() => 0);
+    const waiting = track(p.execute(() => 'ran'), clock);
+    await clock.advance(50);
+    expect(bucket.waiting).toBe(1);
+    expect(waiting.now).toBeUndefined();
+    await clock.advance(50);
+    expect(await waiting.settled).toMatchObject({ ok: true, value: 'ran', at: T0 + 100 });
     expect(clock.pendingTimers).toBe(0);
   });
 
