@@ -333,6 +333,18 @@ describe('bulkhead: from the mutation analysis', () => {
     expect(b.executing).toBe(0);
   });
 
+  it('an inner policy that throws synchronously rejects the call with that error and frees the slot', async () => {
+    const b = bulkhead({ limit: 1 });
+    const broken = new Error('sync');
+    const thrower = userPolicy('thrower', () => {
+      throw broken;
+    });
+    await expect(pipe(thrower, b).execute(() => 1)).rejects.toBe(broken);
+    await flush();
+    expect(b.executing).toBe(0);
+    await expect(b.execute(() => 2)).resolves.toBe(2);
+  });
+
   it('queue defaults to 0 and name to "bulkhead"', async () => {
     const b = bulkhead({ limit: 1 });
     expect(b.queueLimit).toBe(0);
