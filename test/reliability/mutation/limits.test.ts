@@ -654,6 +654,12 @@ describe('leakyBucket: from the mutation analysis', () => {
       ['d', 200],
     ]);
     expect(clock.pendingTimers).toBe(0);
+    // released from the queue at 200, d still spaces the next call one interval later
+    const e = run('e');
+    expect(starts).toHaveLength(3);
+    await clock.runAll();
+    await e;
+    expect(starts.at(-1)).toEqual(['e', 300]);
   });
 });
 
@@ -741,6 +747,22 @@ describe('fallback: from the mutation analysis', () => {
     ]);
     // with handleResult a thrown value is still answered
     await expect(policy({ clock }).use(f).execute(() => Promise.reject(new Error('x')))).resolves.toEqual({ status: 200, cached: true });
+  });
+
+  it("reports the caller's own cancellation as a plain failure: no handler, no fallbackFailed", async () => {
+    const clock = new TestClock(T0);
+    let answered = false;
+    const f = fallback(() => (answered = true));
+    const events = collect(f);
+    const ac = new AbortController();
+    const reason = new Error('caller');
+    const p = track(policy({ clock }).use(f).execute(() => new Promise(() => {}), { signal: ac.signal }), clock);
+    await clock.advance(5);
+    ac.abort(reason);
+    expect(await rejection(p)).toBe(reason);
+    await flush();
+    expect(answered).toBe(false);
+    expect(events).toEqual([{ type: 'outcome', policy: 'fallback', result: 'failure', durationMs: 5, error: reason }]);
   });
 
   it('answers an inner policy that throws synchronously instead of returning a promise', async () => {
