@@ -247,6 +247,22 @@ describe('bulkhead: from the mutation analysis', () => {
     expect(b.executing).toBe(0);
   });
 
+  it('a full bulkhead queues a call whose cooperative deadline has already passed', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, queue: 1, clock });
+    const late = userPolicy('late', (op, ctx, next) => new Promise<void>((r) => clock.setTimeout(() => r(), 20)).then(() => runNext(op, ctx, next)));
+    const gate = deferred();
+    const first = b.execute(() => gate.promise);
+    const p = track(pipe(b, late, timeout({ ms: 10, mode: 'cooperative', clock })).execute(() => 'ran'), clock);
+    await clock.advance(20);
+    await flush();
+    expect(b.queued).toBe(1);
+    gate.resolve();
+    await first;
+    expect(await p.settled).toMatchObject({ ok: true, value: 'ran' });
+    expect(b.executing).toBe(0);
+  });
+
   it('a cooperative deadline does not take a waiter out of the queue: it runs when a slot frees', async () => {
     const clock = new TestClock(T0);
     const b = bulkhead({ limit: 1, queue: 1, clock });
@@ -461,6 +477,16 @@ describe('rateLimiter: from the mutation analysis', () => {
     ac.abort(reason);
     expect(await outer.promise).toBe(reason);
     await p;
+  });
+
+  it('a call whose cooperative deadline has already passed is still admitted and its answer stands', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 1, burst: 1 }), clock });
+    // a user policy that reaches the limiter only after the cooperative deadline
+    const late = userPolicy('late', (op, ctx, next) => new Promise<void>((r) => clock.setTimeout(() => r(), 20)).then(() => runNext(op, ctx, next)));
+    const p = track(pipe(limiter, late, timeout({ ms: 10, mode: 'cooperative', clock })).execute(() => 'ran'), clock);
+    await clock.runAll();
+    expect(await p.settled).toMatchObject({ ok: true, value: 'ran' });
   });
 
   it('an already-aborted call takes no token', async () => {
