@@ -657,6 +657,25 @@ describe('leakyBucket: from the mutation analysis', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it('a call arriving at the instant the head is due, before its release, still queues behind it', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 10, capacity: 3 }), clock });
+    const starts: [string, number][] = [];
+    const run = (name: string) => limiter.execute(() => void starts.push([name, clock.now() - T0]));
+    await run('a');
+    let c: Promise<void> | undefined;
+    // due at 100 like the bucket's own timer, and scheduled before it: runs first
+    clock.setTimeout(() => (c = run('c')), 100);
+    const b = run('b');
+    await clock.runAll();
+    await Promise.all([b, c]);
+    expect(starts).toEqual([
+      ['a', 0],
+      ['b', 100],
+      ['c', 200],
+    ]);
+  });
+
   it('a waiter that leaves mid-queue keeps the timer for the others, who leave one interval apart', async () => {
     const clock = new TestClock(T0);
     const bucket = leakyBucket({ rate: 10, capacity: 3 });
