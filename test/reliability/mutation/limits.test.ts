@@ -1,0 +1,889 @@
+/**
+ * Tests written from a manual mutation analysis of the limiting policies
+ * (bulkhead, rate limiter and its algorithms, fallback, permits): each pins
+ * down a behaviour the other tests left open (event contents, boundaries,
+ * error fields, cleanup).
+ */
+import { EMPTY } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import {
+  BrokenCircuitError,
+  bulkhead,
+  BulkheadRejectedError,
+  circuitBreaker,
+  ConfigError,
+  executeWith,
+  fallback,
+  fallbackChain,
+  leakyBucket,
+  pipe,
+  policy,
+  rateLimiter,
+  RateLimitedError,
+  RUN,
+  runNext,
+  slidingWindow,
+  systemClock,
+  timeout,
+  TimeoutError,
+  tokenBucket,
+  TokenBucket,
+  LeakyBucket,
+  SlidingWindow,
+  type Chain,
+  type ExecuteOptions,
+  type ExecutionContext,
+  type LimiterHost,
+  type Operation,
+  type Policy,
+  type PolicyEvent,
+  type RateAlgorithm,
+} from '../../../lib/index.js';
+import { TestClock } from '../../../lib/testing.js';
+import { rejection, track } from '../../helpers/track.js';
+
+const T0 = 1_700_000_000_000;
+
+function collect(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
+  const out: PolicyEvent[] = [];
+  p.events$.subscribe((e) => out.push(e));
+  return out;
+}
+
+function deferred<T = void>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** A user-written policy around `run` (README: policies may be written by hand over RUN and runNext). */
+function userPolicy(name: string, run: <R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined) => Promise<R>): Policy<never> {
+  const p: Policy<never> = {
+    name,
+    events$: EMPTY,
+    execute: <R>(op: Operation<R>, options?: ExecuteOptions) => executeWith(p, op, options, systemClock) as Promise<R>,
+    [RUN]: run,
+  };
+  return p;
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+/** A plain (user-made) context whose caller signal has already aborted with `reason`. */
+function abortedContext(clock: TestClock, reason: unknown): ExecutionContext {
+  const ac = new AbortController();
+  ac.abort(reason);
+  return { signal: ac.signal, clock, deadline: undefined, attempt: 1, key: undefined, meta: {} } as ExecutionContext;
+}
+
+describe('bulkhead: from the mutation analysis', () => {
+  it('reports rejected with its reason and an outcome carrying the error and a zero duration', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, clock, name: 'db' });
+    const events = collect(b);
+    const gate = deferred();
+    const first = b.execute(() => gate.promise);
+    await clock.advance(30);
+    const error = await b.execute(() => 'x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BulkheadRejectedError);
+    expect((error as BulkheadRejectedError).policy).toBe('db');
+    expect(events).toEqual([
+      { type: 'rejected', policy: 'db', reason: 'bulkheadFull' },
+      { type: 'outcome', policy: 'db', result: 'rejected', durationMs: 0, error },
+    ]);
+    gate.resolve();
+    await first;
+  });
+
+  it('queued events count the waiters; a queued call is timed from its arrival, queue wait included', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, queue: 3, clock });
+    const events = collect(b);
+    const first = b.execute(() => new Promise<string>((r) => clock.setTimeout(() => r('a'), 40)));
+    const second = b.execute(() => new Promise<string>((r) => clock.setTimeout(() => r('b'), 15)));
+    const third = b.execute(() => 'c');
+    expect(events.filter((e) => e.type === 'queued')).toEqual([
+      { type: 'queued', policy: 'bulkhead', queued: 1 },
+      { type: 'queued', policy: 'bulkhead', queued: 2 },
+    ]);
+    await clock.runAll();
+    await expect(Promise.all([first, second, third])).resolves.toEqual(['a', 'b', 'c']);
+    // first runs 0..40, second waits then runs 40..55, third waits until 55 and settles at once
+    expect(events.filter((e) => e.type === 'outcome')).toEqual([
+      { type: 'outcome', policy: 'bulkhead', result: 'success', durationMs: 40, error: undefined },
+      { type: 'outcome', policy: 'bulkhead', result: 'success', durationMs: 55, error: undefined },
+      { type: 'outcome', policy: 'bulkhead', result: 'success', durationMs: 55, error: undefined },
+    ]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('an operation that fails is reported as failure, timeout or rejected by what it threw', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, clock });
+    const events = collect(b);
+    const failure = new Error('boom');
+    const timeout = new TimeoutError('inner');
+    const shed = new BrokenCircuitError('cb');
+    for (const e of [failure, timeout, shed]) await expect(b.execute(() => Promise.reject(e))).rejects.toBe(e);
+    expect(events).toEqual([
+      { type: 'outcome', policy: 'bulkhead', result: 'failure', durationMs: 0, error: failure },
+      { type: 'outcome', policy: 'bulkhead', result: 'timeout', durationMs: 0, error: timeout },
+      { type: 'outcome', policy: 'bulkhead', result: 'rejected', durationMs: 0, error: shed },
+    ]);
+    expect(b.executing).toBe(0);
+  });
+
+  it('a waiter leaving the queue reports failure (caller abort) or timeout (deadline) with its wait, and frees its place', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, queue: 2, clock });
+    const events = collect(b);
+    const gate = deferred();
+    const first = b.execute(() => gate.promise);
+    const ac = new AbortController();
+    let ran = 0;
+    const cancelled = track(b.execute(() => ran++, { signal: ac.signal }), clock);
+    const timed = track(b.execute(() => ran++, { timeout: 30 }), clock);
+    await clock.advance(10);
+    const reason = new Error('caller');
+    ac.abort(reason);
+    expect(await rejection(cancelled)).toBe(reason);
+    expect(b.queued).toBe(1);
+    await clock.advance(20);
+    expect(await rejection(timed)).toBeInstanceOf(TimeoutError);
+    expect(b.queued).toBe(0);
+    const outcomes = events.filter((e) => e.type === 'outcome');
+    expect(outcomes).toEqual([
+      { type: 'outcome', policy: 'bulkhead', result: 'failure', durationMs: 10, error: reason },
+      { type: 'outcome', policy: 'bulkhead', result: 'timeout', durationMs: 30, error: expect.any(TimeoutError) },
+    ]);
+    gate.resolve();
+    await first;
+    expect(ran).toBe(0);
+    expect(b.executing).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a granted waiter whose caller aborts while it runs is reported once and leaves the queue count alone', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, queue: 2, clock });
+    const events = collect(b);
+    const gate = deferred();
+    const first = b.execute(() => gate.promise);
+    const ac = new AbortController();
+    const op = deferred<string>();
+    const second = track(b.execute(() => op.promise, { signal: ac.signal }), clock);
+    gate.resolve();
+    await first;
+    await flush();
+    expect(b.executing).toBe(1);
+    expect(b.queued).toBe(0);
+    const reason = new Error('gone');
+    ac.abort(reason);
+    expect(await rejection(second)).toBe(reason);
+    expect(b.queued).toBe(0);
+    // the slot stays held until the operation settles
+    expect(b.executing).toBe(1);
+    op.resolve('late');
+    await flush();
+    expect(b.executing).toBe(0);
+    // the running call's own outcome (the caller's abort), reported once
+    expect(events.filter((e) => e.type === 'outcome')).toEqual([
+      { type: 'outcome', policy: 'bulkhead', result: 'success', durationMs: 0, error: undefined },
+      { type: 'outcome', policy: 'bulkhead', result: 'failure', durationMs: 0, error: reason },
+    ]);
+    await expect(b.execute(() => 'next')).resolves.toBe('next');
+  });
+
+  it('waiters cancelled from the middle and the end of the queue leave the rest in order, and later arrivals join behind', async () => {
+    const b = bulkhead({ limit: 1, queue: 4 });
+    const gate = deferred();
+    const started: string[] = [];
+    const run = (name: string, signal?: AbortSignal) =>
+      b.execute(
+        () => {
+          started.push(name);
+        },
+        { signal },
+      );
+    const first = b.execute(() => gate.promise);
+    const acMid = new AbortController();
+    const acEnd = new AbortController();
+    const a = run('a');
+    const mid = run('mid', acMid.signal).catch(() => 'cancelled');
+    const c = run('c');
+    const end = run('end', acEnd.signal).catch(() => 'cancelled');
+    acMid.abort();
+    acEnd.abort();
+    await expect(Promise.all([mid, end])).resolves.toEqual(['cancelled', 'cancelled']);
+    expect(b.queued).toBe(2);
+    const d = run('d');
+    expect(b.queued).toBe(3);
+    gate.resolve();
+    await Promise.all([first, a, c, d]);
+    expect(started).toEqual(['a', 'c', 'd']);
+    expect(b.queued).toBe(0);
+    expect(b.executing).toBe(0);
+  });
+
+  it('a full bulkhead given an already-aborted call rejects with its reason: nothing queued, nothing reported', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, queue: 1, clock });
+    const gate = deferred();
+    const first = b.execute(() => gate.promise);
+    const events = collect(b);
+    const reason = new Error('already gone');
+    let ran = false;
+    await expect(b[RUN](() => (ran = true), abortedContext(clock, reason), undefined)).rejects.toBe(reason);
+    expect(b.queued).toBe(0);
+    expect(events).toEqual([]);
+    gate.resolve();
+    await first;
+    await flush();
+    expect(ran).toBe(false);
+    expect(b.executing).toBe(0);
+  });
+
+  it('a full bulkhead queues a call whose cooperative deadline has already passed', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, queue: 1, clock });
+    const late = userPolicy('late', (op, ctx, next) => new Promise<void>((r) => clock.setTimeout(() => r(), 20)).then(() => runNext(op, ctx, next)));
+    const gate = deferred();
+    const first = b.execute(() => gate.promise);
+    const p = track(pipe(b, late, timeout({ ms: 10, mode: 'cooperative', clock })).execute(() => 'ran'), clock);
+    await clock.advance(20);
+    await flush();
+    expect(b.queued).toBe(1);
+    gate.resolve();
+    await first;
+    expect(await p.settled).toMatchObject({ ok: true, value: 'ran' });
+    expect(b.executing).toBe(0);
+  });
+
+  it('a cooperative deadline does not take a waiter out of the queue: it runs when a slot frees', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, queue: 1, clock });
+    const p = policy({ clock }).use(b).timeout({ ms: 20, mode: 'cooperative' });
+    const gate = deferred();
+    const first = b.execute(() => gate.promise);
+    let sawAbort: boolean | undefined;
+    const waiting = track(
+      p.execute((ctx) => {
+        sawAbort = ctx.signal.aborted;
+        return 'ran';
+      }),
+      clock,
+    );
+    await clock.advance(20);
+    expect(b.queued).toBe(1);
+    expect(waiting.now).toBeUndefined();
+    gate.resolve();
+    await first;
+    const s = await waiting.settled;
+    expect(sawAbort).toBe(true);
+    expect(b.queued).toBe(0);
+    expect(b.executing).toBe(0);
+    // the operation answered after the cooperative deadline: that answer stands
+    expect(s).toMatchObject({ ok: true, value: 'ran' });
+  });
+
+  it('operations answering null, a function or a plain object release their slot', async () => {
+    const b = bulkhead({ limit: 1 });
+    await expect(b.execute(() => null)).resolves.toBeNull();
+    expect(b.executing).toBe(0);
+    const fn = () => 1;
+    await expect(b.execute(() => fn)).resolves.toBe(fn);
+    expect(b.executing).toBe(0);
+    const obj = { then: 1 };
+    await expect(b.execute(() => obj)).resolves.toBe(obj);
+    expect(b.executing).toBe(0);
+  });
+
+  it('an operation answering a callable thenable holds its slot until that settles, past an inner timeout', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, clock });
+    const p = policy({ clock }).timeout(10).use(b);
+    const gate = deferred<string>();
+    const thenable = Object.assign(() => 0, { then: (ok: (v: string) => void, bad: (e: unknown) => void) => gate.promise.then(ok, bad) });
+    const first = track(p.execute(() => thenable as unknown as PromiseLike<string>), clock);
+    await clock.advance(10);
+    expect(await rejection(first)).toBeInstanceOf(TimeoutError);
+    // the caller gave up; the operation's thenable has not settled: the slot is still held
+    expect(b.executing).toBe(1);
+    gate.resolve('done');
+    await flush();
+    expect(b.executing).toBe(0);
+  });
+
+  it('an inner policy calling the operation after the chain settled does not free a second slot', async () => {
+    const clock = new TestClock(T0);
+    const b = bulkhead({ limit: 1, queue: 0, clock });
+    let later: (() => unknown) | undefined;
+    // answers at once, and calls the operation again afterwards (like a detached background refresh)
+    const detached = userPolicy('detached', (op, ctx, next) => {
+      const p = runNext(op, ctx, next);
+      later = () => op(ctx);
+      return p;
+    });
+    const p = pipe(detached, b);
+    const gate = deferred<string>();
+    let calls = 0;
+    await expect(p.execute(() => (++calls === 1 ? 'first' : gate.promise))).resolves.toBe('first');
+    await flush();
+    expect(b.executing).toBe(0);
+    // a new call holds the only slot; the late operation call runs outside it
+    const held = deferred<string>();
+    const second = b.execute(() => held.promise);
+    expect(b.executing).toBe(1);
+    void later!();
+    gate.resolve('late');
+    await flush();
+    expect(b.executing).toBe(1);
+    await expect(b.execute(() => 'x')).rejects.toBeInstanceOf(BulkheadRejectedError);
+    held.resolve('held');
+    await second;
+    await flush();
+    expect(b.executing).toBe(0);
+  });
+
+  it('an inner policy that throws synchronously rejects the call with that error and frees the slot', async () => {
+    const b = bulkhead({ limit: 1 });
+    const broken = new Error('sync');
+    const thrower = userPolicy('thrower', () => {
+      throw broken;
+    });
+    await expect(pipe(thrower, b).execute(() => 1)).rejects.toBe(broken);
+    await flush();
+    expect(b.executing).toBe(0);
+    await expect(b.execute(() => 2)).resolves.toBe(2);
+  });
+
+  it('queue defaults to 0 and name to "bulkhead"', async () => {
+    const b = bulkhead({ limit: 1 });
+    expect(b.queueLimit).toBe(0);
+    expect(b.limit).toBe(1);
+    expect(b.name).toBe('bulkhead');
+  });
+});
+
+describe('rateLimiter: from the mutation analysis', () => {
+  it('refuses with RateLimitedError carrying its name and retryAfterMs; the outcome carries that error', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 2, burst: 1 }), clock, name: 'api' });
+    const events = collect(limiter);
+    await limiter.execute(() => 1);
+    await clock.advance(100);
+    const error = await limiter.execute(() => 2).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ policy: 'api', retryAfterMs: 400 });
+    expect(events).toEqual([
+      { type: 'outcome', policy: 'api', result: 'success', durationMs: 0, error: undefined },
+      { type: 'rejected', policy: 'api', reason: 'rateLimited', retryAfterMs: 400 },
+      { type: 'outcome', policy: 'api', result: 'rejected', durationMs: 0, error },
+    ]);
+  });
+
+  it('reports what an admitted operation threw as failure, timeout or rejected, timed from admission', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 10 }), clock });
+    const events = collect(limiter);
+    const failure = new Error('boom');
+    const timeout = new TimeoutError('inner');
+    const shed = new BrokenCircuitError('cb');
+    for (const e of [failure, timeout, shed]) {
+      const p = limiter.execute(() => new Promise((_, reject) => clock.setTimeout(() => reject(e), 7)));
+      const t = track(p, clock);
+      await clock.advance(7);
+      expect(await rejection(t)).toBe(e);
+    }
+    expect(events).toEqual([
+      { type: 'outcome', policy: 'rateLimiter', result: 'failure', durationMs: 7, error: failure },
+      { type: 'outcome', policy: 'rateLimiter', result: 'timeout', durationMs: 7, error: timeout },
+      { type: 'outcome', policy: 'rateLimiter', result: 'rejected', durationMs: 7, error: shed },
+    ]);
+  });
+
+  it('a leaky-bucket wait counts in the duration of the outcome', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 10, capacity: 2 }), clock });
+    const events = collect(limiter);
+    const calls = [limiter.execute(() => 'a'), limiter.execute(() => 'b'), limiter.execute(() => 'c')];
+    await clock.advance(200);
+    await expect(Promise.all(calls)).resolves.toEqual(['a', 'b', 'c']);
+    expect(events.map((e) => e.type === 'outcome' && e.durationMs)).toEqual([0, 100, 200]);
+  });
+
+  it('an algorithm that throws, rejects, answers later or never answers: error, refusal, admission, cancellation', async () => {
+    const clock = new TestClock(T0);
+    const thrown = new Error('store down');
+    let next: (ctx: ExecutionContext) => number | Promise<number> = () => 0;
+    const algorithm: RateAlgorithm = { kind: 'custom', acquire: (ctx) => next(ctx) };
+    const limiter = rateLimiter({ algorithm, clock });
+    const events = collect(limiter);
+
+    next = () => {
+      throw thrown;
+    };
+    await expect(limiter.execute(() => 1)).rejects.toBe(thrown);
+    expect(events.at(-1)).toEqual({ type: 'outcome', policy: 'rateLimiter', result: 'failure', durationMs: 0, error: thrown });
+
+    next = () => Promise.reject(thrown);
+    await expect(limiter.execute(() => 1)).rejects.toBe(thrown);
+
+    next = () => new Promise((r) => clock.setTimeout(() => r(250), 5));
+    const refused = track(limiter.execute(() => 1), clock);
+    await clock.advance(5);
+    expect(await rejection(refused)).toMatchObject({ retryAfterMs: 250 });
+    expect(events.at(-2)).toEqual({ type: 'rejected', policy: 'rateLimiter', reason: 'rateLimited', retryAfterMs: 250 });
+
+    next = () => new Promise((r) => clock.setTimeout(() => r(0), 5));
+    const admitted = track(limiter.execute(() => 'in'), clock);
+    await clock.advance(5);
+    expect(await admitted.settled).toMatchObject({ ok: true, value: 'in' });
+    expect(events.at(-1)).toEqual({ type: 'outcome', policy: 'rateLimiter', result: 'success', durationMs: 5, error: undefined });
+
+    next = () => new Promise<number>(() => {});
+    const ac = new AbortController();
+    const cancelled = track(limiter.execute(() => 1, { signal: ac.signal }), clock);
+    await clock.advance(3);
+    const reason = new Error('caller');
+    ac.abort(reason);
+    expect(await rejection(cancelled)).toBe(reason);
+    expect(events.at(-1)).toEqual({ type: 'outcome', policy: 'rateLimiter', result: 'failure', durationMs: 3, error: reason });
+
+    const timed = track(limiter.execute(() => 1, { timeout: 4 }), clock);
+    await clock.advance(4);
+    expect(await rejection(timed)).toBeInstanceOf(TimeoutError);
+    expect(events.at(-1)).toMatchObject({ type: 'outcome', result: 'timeout', durationMs: 4 });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('an inner policy waiting on a never-answering algorithm is cancelled through its scope', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: { kind: 'never', acquire: () => new Promise<number>(() => {}) }, clock });
+    // the limiter inside a pipeline: only its own Guard settles the wait
+    const outer = deferred<unknown>();
+    const watcher = userPolicy('watcher', (op, ctx, next) => {
+      const p = runNext(op, ctx, next);
+      p.then(outer.resolve, outer.resolve);
+      return p;
+    });
+    const ac = new AbortController();
+    const reason = new Error('stop');
+    const p = pipe(limiter, watcher).execute(() => 1, { signal: ac.signal }).catch(() => undefined);
+    ac.abort(reason);
+    expect(await outer.promise).toBe(reason);
+    await p;
+  });
+
+  it('a call whose cooperative deadline has already passed is still admitted and its answer stands', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 1, burst: 1 }), clock });
+    // a user policy that reaches the limiter only after the cooperative deadline
+    const late = userPolicy('late', (op, ctx, next) => new Promise<void>((r) => clock.setTimeout(() => r(), 20)).then(() => runNext(op, ctx, next)));
+    const p = track(pipe(limiter, late, timeout({ ms: 10, mode: 'cooperative', clock })).execute(() => 'ran'), clock);
+    await clock.runAll();
+    expect(await p.settled).toMatchObject({ ok: true, value: 'ran' });
+  });
+
+  it('an already-aborted call takes no token', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 1, burst: 1 }), clock });
+    const reason = new Error('gone');
+    await expect(limiter[RUN](() => 'no', abortedContext(clock, reason), undefined)).rejects.toBe(reason);
+    await expect(limiter.execute(() => 'yes')).resolves.toBe('yes');
+  });
+
+  it('is attached to its algorithm once and reports localFallback with its flag and error', () => {
+    const hosts: LimiterHost[] = [];
+    const algorithm: RateAlgorithm = { kind: 'custom', acquire: () => 0, attach: (h) => void hosts.push(h) };
+    const limiter = rateLimiter({ algorithm, name: 'shared' });
+    expect(hosts).toEqual([limiter]);
+    const events = collect(limiter);
+    const error = new Error('redis down');
+    hosts[0]!.localFallback(true, error);
+    hosts[0]!.localFallback(false);
+    expect(events).toEqual([
+      { type: 'localFallback', policy: 'shared', active: true, error },
+      { type: 'localFallback', policy: 'shared', active: false, error: undefined },
+    ]);
+  });
+
+  it('builds each algorithm from data with every field', () => {
+    const tb = rateLimiter({ algorithm: { kind: 'tokenBucket', rate: 4, burst: 9 } }).algorithm as TokenBucket;
+    expect(tb).toBeInstanceOf(TokenBucket);
+    expect([tb.rate, tb.burst]).toEqual([4, 9]);
+    const lb = rateLimiter({ algorithm: { kind: 'leakyBucket', rate: 3, capacity: 7 } }).algorithm as LeakyBucket;
+    expect(lb).toBeInstanceOf(LeakyBucket);
+    expect([lb.rate, lb.capacity]).toEqual([3, 7]);
+    const sw = rateLimiter({ algorithm: { kind: 'slidingWindow', limit: 6, windowMs: 500 } }).algorithm as SlidingWindow;
+    expect(sw).toBeInstanceOf(SlidingWindow);
+    expect([sw.limit, sw.windowMs]).toEqual([6, 500]);
+    expect(rateLimiter({ algorithm: sw }).name).toBe('rateLimiter');
+  });
+
+  it('takes any object with a string kind and an acquire function as an algorithm, nothing else', () => {
+    const ok: RateAlgorithm = { kind: 'custom', acquire: () => 0 };
+    expect(rateLimiter({ algorithm: ok }).algorithm).toBe(ok);
+    for (const bad of [{ kind: 5, acquire: () => 0 }, { kind: 'custom', acquire: 1 }, { kind: 'custom' }, null]) {
+      expect(() => rateLimiter({ algorithm: bad } as never)).toThrow(ConfigError);
+    }
+  });
+});
+
+describe('tokenBucket: from the mutation analysis', () => {
+  it('a clock that steps back neither refills nor drains the bucket', () => {
+    const b = tokenBucket({ rate: 1, burst: 2 });
+    expect(b.take(10_000)).toBe(0);
+    expect(b.take(5_000)).toBe(0);
+    // empty now; from 10 000 a token takes 1 000 ms
+    expect(b.take(5_000)).toBe(1_000);
+    expect(b.take(11_000)).toBe(0);
+  });
+
+  it('refills in float steps: the wait is rounded without the noise, and a token short only by noise counts as whole', async () => {
+    // rate 10: a token every 100 ms; polled every 10 ms, 0.1 + 0.1 + ... leaves float noise
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 10, burst: 1 }), clock });
+    await limiter.execute(() => 0);
+    const waits: number[] = [];
+    for (let t = 10; t < 100; t += 10) {
+      await clock.advance(10);
+      waits.push(((await limiter.execute(() => 1).catch((e: unknown) => e)) as RateLimitedError).retryAfterMs);
+    }
+    // t ms after the last admission, 1 - t / 100 of a token is missing: 100 - t ms
+    expect(waits).toEqual([90, 80, 70, 60, 50, 40, 30, 20, 10]);
+    await clock.advance(10);
+    await expect(limiter.execute(() => 'whole')).resolves.toBe('whole');
+  });
+
+  it('takes a token at exactly the float tolerance below a whole one', () => {
+    const b = tokenBucket({ rate: 1000, burst: 1 });
+    expect(b.take(0)).toBe(0);
+    // 1 - 1e-9 ms at 1 000 per second refills exactly 1 - 1e-9 of a token: the tolerance, inclusive
+    expect(b.take(1 - 1e-9)).toBe(0);
+  });
+
+  it('asks for at least 1 ms however little is missing', () => {
+    const b = tokenBucket({ rate: 1000, burst: 1 });
+    expect(b.take(0)).toBe(0);
+    // 0.9999 of a token after 0.9999 ms: 0.0001 ms missing
+    expect(b.take(0.9999)).toBe(1);
+  });
+});
+
+describe('slidingWindow: from the mutation analysis', () => {
+  it('asks for at least 1 ms when the oldest call leaves in less', () => {
+    const w = slidingWindow({ limit: 1, windowMs: 1_000 });
+    expect(w.take(0)).toBe(0);
+    expect(w.take(999.9999999)).toBe(1);
+    expect(w.take(999.5)).toBe(1);
+    expect(w.take(1_000)).toBe(0);
+  });
+
+  it('wraps its ring: with limit 2 the third call waits for the first, the fourth for the second', () => {
+    const w = slidingWindow({ limit: 2, windowMs: 100 });
+    expect(w.take(0)).toBe(0);
+    expect(w.take(10)).toBe(0);
+    expect(w.take(50)).toBe(50);
+    expect(w.take(100)).toBe(0);
+    expect(w.take(100)).toBe(10);
+    expect(w.take(110)).toBe(0);
+    expect(w.take(150)).toBe(50);
+  });
+});
+
+describe('leakyBucket: from the mutation analysis', () => {
+  it('defaults capacity to max(1, ceil(rate))', () => {
+    expect(leakyBucket({ rate: 2.5 }).capacity).toBe(3);
+    expect(leakyBucket({ rate: 0.1 }).capacity).toBe(1);
+    expect(leakyBucket({ rate: 4, capacity: 0 }).capacity).toBe(0);
+  });
+
+  it('with capacity 0 admits one call per interval and refuses the rest at once', async () => {
+    const clock = new TestClock(T0);
+    const bucket = leakyBucket({ rate: 10, capacity: 0 });
+    const limiter = rateLimiter({ algorithm: bucket, clock });
+    await expect(limiter.execute(() => 1)).resolves.toBe(1);
+    await clock.advance(40);
+    await expect(limiter.execute(() => 2)).rejects.toMatchObject({ retryAfterMs: 60 });
+    expect(bucket.waiting).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('admits at once, with no timer, a call arriving exactly one interval after the last release', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 10, capacity: 2 }), clock });
+    await limiter.execute(() => 1);
+    await clock.advance(100);
+    let started = false;
+    const p = limiter.execute(() => (started = true));
+    expect(started).toBe(true);
+    expect(clock.pendingTimers).toBe(0);
+    await p;
+  });
+
+  it('refuses at once, with the wait until its turn, a call whose turn comes after its deadline', async () => {
+    const clock = new TestClock(T0);
+    const bucket = leakyBucket({ rate: 10, capacity: 5 });
+    const limiter = rateLimiter({ algorithm: bucket, clock });
+    await limiter.execute(() => 0);
+    const second = limiter.execute(() => 1);
+    // its turn is at 200 ms, one before its deadline would be too late
+    await expect(limiter.execute(() => 2, { timeout: 199 })).rejects.toMatchObject({ retryAfterMs: 200 });
+    expect(bucket.waiting).toBe(1);
+    await clock.runAll();
+    await expect(second).resolves.toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a waiter whose cooperative deadline passes (its context carrying no deadline) stays queued and runs in its turn', async () => {
+    const clock = new TestClock(T0);
+    const bucket = leakyBucket({ rate: 10, capacity: 3 });
+    const limiter = rateLimiter({ algorithm: bucket, clock });
+    // a user policy that hands the limiter a spread context without the deadline
+    const noDeadline = userPolicy('noDeadline', (op, ctx, next) => runNext(op, { ...ctx, deadline: undefined } as ExecutionContext, next));
+    const p = pipe(limiter, noDeadline, timeout({ ms: 50, mode: 'cooperative', clock }));
+    await limiter.execute(() => 0);
+    const waiting = track(p.execute(() => 'ran'), clock);
+    await clock.advance(50);
+    expect(bucket.waiting).toBe(1);
+    expect(waiting.now).toBeUndefined();
+    await clock.advance(50);
+    expect(await waiting.settled).toMatchObject({ ok: true, value: 'ran', at: T0 + 100 });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a call arriving at the instant the head is due, before its release, still queues behind it', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 10, capacity: 3 }), clock });
+    const starts: [string, number][] = [];
+    const run = (name: string) => limiter.execute(() => void starts.push([name, clock.now() - T0]));
+    await run('a');
+    let c: Promise<void> | undefined;
+    // due at 100 like the bucket's own timer, and scheduled before it: runs first
+    clock.setTimeout(() => (c = run('c')), 100);
+    const b = run('b');
+    await clock.runAll();
+    await Promise.all([b, c]);
+    expect(starts).toEqual([
+      ['a', 0],
+      ['b', 100],
+      ['c', 200],
+    ]);
+  });
+
+  it('a waiter that leaves mid-queue keeps the timer for the others, who leave one interval apart', async () => {
+    const clock = new TestClock(T0);
+    const bucket = leakyBucket({ rate: 10, capacity: 3 });
+    const limiter = rateLimiter({ algorithm: bucket, clock });
+    const starts: [string, number][] = [];
+    const run = (name: string, signal?: AbortSignal) => limiter.execute(() => void starts.push([name, clock.now() - T0]), { signal });
+    await run('a');
+    const ac = new AbortController();
+    const b = run('b');
+    const c = run('c', ac.signal).catch(() => 'cancelled');
+    const d = run('d');
+    ac.abort();
+    expect(await c).toBe('cancelled');
+    expect(bucket.waiting).toBe(2);
+    expect(clock.pendingTimers).toBe(1);
+    await clock.runAll();
+    await Promise.all([b, d]);
+    expect(starts).toEqual([
+      ['a', 0],
+      ['b', 100],
+      ['d', 200],
+    ]);
+    expect(clock.pendingTimers).toBe(0);
+    // released from the queue at 200, d still spaces the next call one interval later
+    const e = run('e');
+    expect(starts).toHaveLength(3);
+    await clock.runAll();
+    await e;
+    expect(starts.at(-1)).toEqual(['e', 300]);
+  });
+});
+
+describe('fallback: from the mutation analysis', () => {
+  it('names itself fallback or fallbackChain, or as told', async () => {
+    expect(fallback(() => 1).name).toBe('fallback');
+    expect(fallbackChain(() => 1, () => 2).name).toBe('fallbackChain');
+    expect(fallback(() => 1, { name: 'stale' }).name).toBe('stale');
+  });
+
+  it('reports the handler index, the failure and the duration when a handler answers', async () => {
+    const clock = new TestClock(T0);
+    const f = fallbackChain(
+      () => {
+        throw new Error('h0');
+      },
+      () => 'h1',
+    );
+    const events = collect(f);
+    const failure = new Error('down');
+    const p = policy({ clock })
+      .use(f)
+      .execute(() => new Promise((_, reject) => clock.setTimeout(() => reject(failure), 12)));
+    const t = track(p, clock);
+    await clock.advance(12);
+    expect(await t.settled).toMatchObject({ ok: true, value: 'h1' });
+    expect(events).toEqual([
+      { type: 'fallback', policy: 'fallbackChain', handler: 1, error: failure },
+      { type: 'outcome', policy: 'fallbackChain', result: 'fallback', durationMs: 12, error: failure },
+    ]);
+  });
+
+  it('reports success with its duration, and a failure it does not handle as failure', async () => {
+    const clock = new TestClock(T0);
+    const f = fallback(() => 'fb', { handle: (e) => e instanceof TypeError });
+    const events = collect(f);
+    const ok = track(
+      policy({ clock })
+        .use(f)
+        .execute(() => new Promise((r) => clock.setTimeout(() => r('ok'), 9))),
+      clock,
+    );
+    await clock.advance(9);
+    expect(await ok.settled).toMatchObject({ ok: true, value: 'ok' });
+    const other = new RangeError('r');
+    await expect(policy({ clock }).use(f).execute(() => Promise.reject(other))).rejects.toBe(other);
+    expect(events).toEqual([
+      { type: 'outcome', policy: 'fallback', result: 'success', durationMs: 9, error: undefined },
+      { type: 'outcome', policy: 'fallback', result: 'failure', durationMs: 0, error: other },
+    ]);
+  });
+
+  it('when every handler fails reports fallbackFailed and a failure outcome carrying the original', async () => {
+    const clock = new TestClock(T0);
+    const f = fallback(() => Promise.reject(new Error('h')));
+    const events = collect(f);
+    const original = new Error('original');
+    await expect(policy({ clock }).use(f).execute(() => Promise.reject(original))).rejects.toBe(original);
+    expect(events).toEqual([
+      { type: 'fallbackFailed', policy: 'fallback', error: original, handlerErrors: [new Error('h')] },
+      { type: 'outcome', policy: 'fallback', result: 'failure', durationMs: 0, error: original },
+    ]);
+  });
+
+  it('with handleResult: a good result is a success, a bad one is answered and reported with the result as the failure', async () => {
+    const clock = new TestClock(T0);
+    const seen: unknown[] = [];
+    const f = fallback(
+      (r) => {
+        seen.push(r);
+        return { status: 200, cached: true };
+      },
+      { handleResult: (r) => (r as { status: number }).status >= 500 },
+    );
+    const events = collect(f);
+    const good = { status: 200 };
+    const bad = { status: 503 };
+    await expect(policy({ clock }).use(f).execute(() => good)).resolves.toBe(good);
+    await expect(policy({ clock }).use(f).execute(() => bad)).resolves.toEqual({ status: 200, cached: true });
+    expect(seen).toEqual([bad]);
+    expect(events).toEqual([
+      { type: 'outcome', policy: 'fallback', result: 'success', durationMs: 0, error: undefined },
+      { type: 'fallback', policy: 'fallback', handler: 0, error: bad },
+      { type: 'outcome', policy: 'fallback', result: 'fallback', durationMs: 0, error: bad },
+    ]);
+    // with handleResult a thrown value is still answered
+    await expect(policy({ clock }).use(f).execute(() => Promise.reject(new Error('x')))).resolves.toEqual({ status: 200, cached: true });
+  });
+
+  it("reports the caller's own cancellation as a plain failure: no handler, no fallbackFailed", async () => {
+    const clock = new TestClock(T0);
+    let answered = false;
+    const f = fallback(() => (answered = true));
+    const events = collect(f);
+    const ac = new AbortController();
+    const reason = new Error('caller');
+    const p = track(policy({ clock }).use(f).execute(() => new Promise(() => {}), { signal: ac.signal }), clock);
+    await clock.advance(5);
+    ac.abort(reason);
+    expect(await rejection(p)).toBe(reason);
+    await flush();
+    expect(answered).toBe(false);
+    expect(events).toEqual([{ type: 'outcome', policy: 'fallback', result: 'failure', durationMs: 5, error: reason }]);
+  });
+
+  it('answers an inner policy that throws synchronously instead of returning a promise', async () => {
+    const broken = new Error('sync');
+    const thrower = userPolicy('thrower', () => {
+      throw broken;
+    });
+    const seen: unknown[] = [];
+    await expect(pipe(thrower, fallback((e) => (seen.push(e), 'fb'))).execute(() => 1)).resolves.toBe('fb');
+    expect(seen).toEqual([broken]);
+  });
+
+  it('names the problem in its ConfigErrors', () => {
+    const issues = (make: () => unknown) => {
+      try {
+        make();
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).issues;
+      }
+      return [];
+    };
+    expect(issues(() => fallbackChain())).toEqual([{ path: '', message: 'expected at least one handler' }]);
+    expect(issues(() => fallback(42 as never))[0]!.message).toMatch(/expected a fallback handler function/);
+    expect(issues(() => fallbackChain(() => 1, () => 2, 'x' as never))[0]!.path).toBe('[2]');
+    expect(issues(() => fallback(() => 1, { handle: 1 } as never))[0]).toMatchObject({ path: 'handle', message: 'expected a function' });
+  });
+});
+
+describe('permit: from the mutation analysis', () => {
+  it('a permit settles once: a failure then anything else counts one failure; the failure error is in the outcome', () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'errorCount', threshold: 2, minRequests: 0, clock });
+    const events = collect(b);
+    const error = new Error('e');
+    const p = b.allow();
+    p.failure(error);
+    p.failure(error);
+    p.success();
+    p.release();
+    expect(b.stats()).toMatchObject({ total: 1, failures: 1 });
+    expect(b.state).toBe('closed');
+    expect(events).toEqual([{ type: 'outcome', policy: b.name, result: 'failure', durationMs: 0, error }]);
+  });
+
+  it('release after success does nothing, and release alone records nothing', () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'errorCount', threshold: 1, minRequests: 0, clock });
+    const events = collect(b);
+    const p = b.allow();
+    p.success();
+    p.release();
+    p.failure(new Error('late'));
+    const q = b.allow();
+    q.release();
+    q.release();
+    expect(b.stats()).toMatchObject({ total: 1, failures: 0 });
+    expect(events).toEqual([{ type: 'outcome', policy: b.name, result: 'success', durationMs: 0, error: undefined }]);
+  });
+
+  it('a released half-open probe frees its place once, however often released', async () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'errorCount', threshold: 1, minRequests: 0, openMs: 100, probes: 2, clock });
+    b.allow().failure(new Error('down'));
+    expect(b.state).toBe('open');
+    await clock.advance(100);
+    const p1 = b.allow();
+    const p2 = b.allow();
+    expect(b.state).toBe('half-open');
+    expect(() => b.allow()).toThrow(BrokenCircuitError);
+    p1.release();
+    p1.release();
+    const p3 = b.allow();
+    // two probes in flight again (p2, p3): no room for a third
+    expect(() => b.allow()).toThrow(BrokenCircuitError);
+    p2.release();
+    p3.release();
+  });
+});
