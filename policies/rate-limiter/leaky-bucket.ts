@@ -100,7 +100,7 @@ export class LeakyBucket implements RateAlgorithm {
     const headAt = Math.max(this.nextAt, now);
     if (this.queue.size >= this.capacity) return retryAfter(headAt - now);
     const at = headAt + this.queue.size * this.interval;
-    if (ctx.deadline !== undefined && at > ctx.deadline) {
+    if (ctx.deadline !== undefined && at >= ctx.deadline) {
       // it could not leave before its deadline: refuse now rather than time out later
       return retryAfter(at - now);
     }

@@ -79,6 +79,20 @@ describe('leakyBucket', () => {
     await expect(second).resolves.toBe(1);
   });
 
+  it('refuses at once a call whose turn comes exactly at its deadline (it could not run before it)', async () => {
+    const clock = new TestClock(START);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 10, capacity: 5 }), clock });
+    await limiter.execute(() => 0);
+    let ran = false;
+    await expect(limiter.execute(() => (ran = true), { timeout: 100 })).rejects.toBeInstanceOf(RateLimitedError);
+    expect(ran).toBe(false);
+    // one more millisecond and it waits its turn
+    const next = limiter.execute(() => 'ran', { timeout: 101 });
+    await clock.advance(100);
+    await expect(next).resolves.toBe('ran');
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('rejects bad options with a ConfigError naming the option', () => {
     for (const [o, path] of [
       [{ rate: 0 }, 'rate'],
