@@ -10,6 +10,7 @@ import {
   jsonCacheCodec,
   keyedBreaker,
   memoryCacheStore,
+  policy,
   TimeoutError,
   type CacheRecord,
   type CacheStore,
@@ -358,5 +359,287 @@ describe('memoryCacheStore (mutation)', () => {
     expect(() => jsonCacheCodec.encode(undefined)).toThrow('jsonCacheCodec: cannot encode undefined');
     expect(() => jsonCacheCodec.encode(() => 1)).toThrow('jsonCacheCodec: cannot encode function');
     expect(jsonCacheCodec.decode(jsonCacheCodec.encode({ a: [1] }))).toEqual({ a: [1] });
+  });
+});
+
+describe('hedge (mutation)', () => {
+  it('defaults: one extra attempt, after exactly 2,000 ms', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ clock });
+    expect(h.maxHedged).toBe(1);
+    expect(h.name).toBe('hedge');
+    const starts: number[] = [];
+    const r = h.execute((ctx) => (starts.push(clock.now() - START), after(clock, 10_000, ctx.attempt, ctx)));
+    await clock.advance(1_999);
+    expect(starts).toEqual([0]);
+    await clock.advance(1);
+    expect(starts).toEqual([0, 2_000]);
+    await clock.advance(20_000);
+    await expect(r).resolves.toBe(1);
+    expect(starts).toEqual([0, 2_000]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('reports every event in full: hedged by timer and by failure, won, outcome', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ delayMs: 100, maxHedged: 2, clock, name: 'replicas' });
+    const events = recording(h);
+    const r = h.execute((ctx) => {
+      if (ctx.attempt === 1) return after(clock, 1_000, 'slow', ctx);
+      if (ctx.attempt === 2) return after(clock, 10, 0, ctx).then(() => Promise.reject(new Error('x')));
+      return after(clock, 30, 'third', ctx);
+    });
+    await clock.advance(140);
+    await expect(r).resolves.toBe('third');
+    expect(events).toEqual([
+      { type: 'hedged', policy: 'replicas', attempt: 2, delayMs: 100 },
+      { type: 'hedged', policy: 'replicas', attempt: 3, delayMs: 0 },
+      { type: 'won', policy: 'replicas', attempt: 3 },
+      { type: 'outcome', policy: 'replicas', result: 'success', durationMs: 140, error: undefined },
+    ]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a failure that starts the next hedge re-arms the timer from then: starts at 0, 10 and 110', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ delayMs: 100, maxHedged: 2, clock });
+    const starts: number[] = [];
+    const r = h.execute((ctx) => {
+      starts.push(clock.now() - START);
+      return ctx.attempt === 1 ? after(clock, 10, 0, ctx).then(() => Promise.reject(new Error('x'))) : after(clock, 1_000, ctx.attempt, ctx);
+    });
+    await clock.advance(109);
+    expect(starts).toEqual([0, 10]);
+    await clock.advance(1);
+    expect(starts).toEqual([0, 10, 110]);
+    await clock.advance(2_000);
+    await expect(r).resolves.toBe(2);
+    expect(starts).toEqual([0, 10, 110]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a failure outcome names the last failure; a timeout outcome is a timeout', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ delayMs: Infinity, maxHedged: 1, clock });
+    const events = recording(h);
+    const errors = [new Error('first'), new Error('second')];
+    const r = h.execute((ctx) => after(clock, 20, 0, ctx).then(() => Promise.reject(errors[ctx.attempt - 1])));
+    const check = expect(r).rejects.toBe(errors[1]);
+    await clock.advance(40);
+    await check;
+    expect(events).toEqual([
+      { type: 'hedged', policy: 'hedge', attempt: 2, delayMs: 0 },
+      { type: 'outcome', policy: 'hedge', result: 'failure', durationMs: 40, error: errors[1] },
+    ]);
+    const t = h.execute((ctx) => after(clock, 1_000, 0, ctx), { timeout: 30 });
+    const tCheck = expect(t).rejects.toBeInstanceOf(TimeoutError);
+    await clock.advance(30);
+    await tCheck;
+    expect(events.at(-1)).toMatchObject({ type: 'outcome', result: 'timeout', durationMs: 30, error: expect.any(TimeoutError) });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('every refused result: resolves with the last one, reported as a failure outcome without error', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ delayMs: 50, maxHedged: 1, clock, handleResult: (v) => (v as number) >= 500 });
+    const events = recording(h);
+    const r = h.execute((ctx) => after(clock, 10, 500 + ctx.attempt, ctx));
+    await clock.advance(20);
+    await expect(r).resolves.toBe(502);
+    expect(events).toEqual([
+      { type: 'hedged', policy: 'hedge', attempt: 2, delayMs: 0 },
+      { type: 'outcome', policy: 'hedge', result: 'failure', durationMs: 20, error: undefined },
+    ]);
+  });
+
+  it('an unhandled failure ends the call at once and aborts the attempts still running as losers', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ delayMs: 10, maxHedged: 1, clock, handle: (e) => (e as Error).message !== 'fatal' });
+    let first: AbortSignal | undefined;
+    const r = h.execute((ctx) => {
+      if (ctx.attempt === 1) {
+        first = ctx.signal;
+        return after(clock, 1_000, 'slow', ctx);
+      }
+      return after(clock, 5, 0, ctx).then(() => Promise.reject(new Error('fatal')));
+    });
+    const check = expect(r).rejects.toThrow('fatal');
+    await clock.advance(15);
+    await check;
+    expect(first!.aborted).toBe(true);
+    expect(first!.reason).toBeInstanceOf(DOMException);
+    expect((first!.reason as DOMException).name).toBe('AbortError');
+    expect((first!.reason as DOMException).message).toBe('another hedged attempt won');
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a shed rejection starts no hedge at once: the call waits for the attempts running', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ delayMs: Infinity, maxHedged: 2, clock });
+    let calls = 0;
+    const shed = new BulkheadRejectedError('pool');
+    const r = h.execute(() => (calls++, Promise.reject(shed)));
+    await expect(r).rejects.toBe(shed);
+    expect(calls).toBe(1);
+    // with a timer armed, the shed attempt does not cut the wait short
+    const starts: number[] = [];
+    const t0 = clock.now();
+    const r2 = hedge({ delayMs: 100, maxHedged: 1, clock }).execute((ctx) => {
+      starts.push(clock.now() - t0);
+      return ctx.attempt === 1 ? Promise.reject(shed) : after(clock, 5, 'ok', ctx);
+    });
+    await clock.advance(105);
+    await expect(r2).rejects.toBe(shed);
+    expect(starts).toEqual([0]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('hedged attempts carry the call key and meta; attempt numbers follow the outer attempt', async () => {
+    const clock = new TestClock(START);
+    const seen: { attempt: number; key: string | undefined; meta: unknown }[] = [];
+    const r = hedge({ delayMs: 0, maxHedged: 2, clock }).execute(
+      (ctx) => (seen.push({ attempt: ctx.attempt, key: ctx.key, meta: ctx.meta }), after(clock, 10, ctx.attempt, ctx)),
+      { key: 'k', meta: { host: 'a' } },
+    );
+    await clock.advance(10);
+    await expect(r).resolves.toBe(1);
+    expect(seen).toEqual([
+      { attempt: 1, key: 'k', meta: { host: 'a' } },
+      { attempt: 2, key: 'k', meta: { host: 'a' } },
+      { attempt: 3, key: 'k', meta: { host: 'a' } },
+    ]);
+  });
+
+  it('delay(n, ctx): a throwing, NaN or non-number delay hedges only after a failure; a negative one starts at once', async () => {
+    const clock = new TestClock(START);
+    const bad: ((n: number, ctx: ExecutionContext) => number)[] = [
+      () => {
+        throw new Error('no delay');
+      },
+      () => Number.NaN,
+      () => 'soon' as unknown as number,
+    ];
+    for (const delay of bad) {
+      const starts: number[] = [];
+      const t0 = clock.now();
+      const r = hedge({ delay, maxHedged: 1, clock }).execute((ctx) => {
+        starts.push(clock.now() - t0);
+        return after(clock, 50, 0, ctx).then(() => (ctx.attempt === 1 ? Promise.reject(new Error('x')) : 'ok'));
+      });
+      await clock.advance(10_000);
+      await expect(r).resolves.toBe('ok');
+      expect(starts).toEqual([0, 50]);
+    }
+    const asked: [number, string | undefined][] = [];
+    let calls = 0;
+    const r = hedge({ delay: (n, ctx) => (asked.push([n, ctx.key]), -5), maxHedged: 2, clock }).execute(() => (calls++, new Promise<number>(() => {})), {
+      key: 'q',
+      timeout: 10,
+    });
+    const check = expect(r).rejects.toBeInstanceOf(TimeoutError);
+    expect(calls).toBe(3);
+    expect(asked).toEqual([
+      [2, 'q'],
+      [3, 'q'],
+    ]);
+    await clock.advance(10);
+    await check;
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a context whose scope is already aborted is rejected without an attempt', async () => {
+    const clock = new TestClock(START);
+    const scope = new Scope(undefined, undefined, Infinity, undefined, 'root', false);
+    const reason = new Error('gone');
+    scope.abort(reason, true, false);
+    const h = hedge({ delayMs: 0, maxHedged: 2, clock });
+    const events = recording(h);
+    let calls = 0;
+    await expect(h[RUN](() => ++calls, new Context(clock, scope, undefined, 1, undefined, {}), undefined)).rejects.toBe(reason);
+    expect(calls).toBe(0);
+    expect(events).toEqual([]);
+  });
+
+  it('after a cooperative enclosing deadline, neither the timer nor a failure starts another hedge', async () => {
+    const clock = new TestClock(START);
+    let calls = 0;
+    const deaf = (ms: number, fail: boolean) => (): Promise<string> =>
+      (calls++, new Promise<string>((resolve, reject) => clock.setTimeout(() => (fail ? reject(new Error('late')) : resolve('v1')), ms)));
+    const p = policy({ clock }).hedge({ delayMs: 40, maxHedged: 2 }).timeout({ ms: 30, mode: 'cooperative' });
+    const r = p.execute(deaf(100, false));
+    await clock.advance(100);
+    await expect(r).resolves.toBe('v1');
+    expect(calls).toBe(1);
+    calls = 0;
+    const r2 = policy({ clock }).hedge({ delayMs: 400, maxHedged: 2 }).timeout({ ms: 30, mode: 'cooperative' }).execute(deaf(35, true));
+    const check = expect(r2).rejects.toBeDefined();
+    await clock.advance(500);
+    await check;
+    expect(calls).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a context whose scope is cooperatively aborted runs the primary attempt only', async () => {
+    const clock = new TestClock(START);
+    const scope = new Scope(undefined, undefined, Infinity, undefined, 'root', false);
+    scope.abort(new Error('soft'), false, true);
+    let calls = 0;
+    const h = hedge({ delayMs: 0, maxHedged: 2, clock });
+    const r = h[RUN](() => (calls++, 'v'), new Context(clock, scope, undefined, 1, undefined, {}), undefined);
+    await expect(r).resolves.toBe('v');
+    expect(calls).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('delayMs 0 reports each hedge with delay 0', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ delayMs: 0, maxHedged: 2, clock });
+    const events = recording(h);
+    const r = h.execute((ctx) => after(clock, 10 * ctx.attempt, ctx.attempt, ctx));
+    await clock.advance(10);
+    await expect(r).resolves.toBe(1);
+    expect(events.filter((e) => e.type === 'hedged')).toEqual([
+      { type: 'hedged', policy: 'hedge', attempt: 2, delayMs: 0 },
+      { type: 'hedged', policy: 'hedge', attempt: 3, delayMs: 0 },
+    ]);
+    expect(events.filter((e) => e.type === 'won')).toEqual([{ type: 'won', policy: 'hedge', attempt: 1 }]);
+  });
+
+  it('a failure of the last allowed hedge waits for the attempts still running', async () => {
+    const clock = new TestClock(START);
+    const h = hedge({ delayMs: 10, maxHedged: 1, clock });
+    const r = h.execute((ctx) =>
+      ctx.attempt === 1 ? after(clock, 100, 'slow but good', ctx) : after(clock, 10, 0, ctx).then(() => Promise.reject(new Error('hedge failed'))),
+    );
+    await clock.advance(100);
+    await expect(r).resolves.toBe('slow but good');
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('the caller abort is not a failure for handle to judge', async () => {
+    const clock = new TestClock(START);
+    const judged: unknown[] = [];
+    const ac = new AbortController();
+    const r = hedge({ delayMs: 10, maxHedged: 2, clock, handle: (e) => (judged.push(e), true) }).execute((ctx) => after(clock, 1_000, 1, ctx), {
+      signal: ac.signal,
+    });
+    await clock.advance(15);
+    const bye = new Error('bye');
+    ac.abort(bye);
+    await expect(r).rejects.toBe(bye);
+    expect(judged).toEqual([]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('an attempt that already failed is not aborted when another wins', async () => {
+    const clock = new TestClock(START);
+    const signals: AbortSignal[] = [];
+    const r = hedge({ delayMs: 1_000, maxHedged: 1, clock }).execute((ctx) => {
+      signals.push(ctx.signal);
+      return ctx.attempt === 1 ? after(clock, 10, 0, ctx).then(() => Promise.reject(new Error('x'))) : after(clock, 10, 'ok', ctx);
+    });
+    await clock.advance(20);
+    await expect(r).resolves.toBe('ok');
+    expect(signals.map((s) => s.aborted)).toEqual([false, false]);
   });
 });
