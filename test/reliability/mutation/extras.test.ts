@@ -643,3 +643,123 @@ describe('hedge (mutation)', () => {
     expect(signals.map((s) => s.aborted)).toEqual([false, false]);
   });
 });
+
+describe('chaos (mutation)', () => {
+  it('injects only when the draw is strictly below injectionRate', async () => {
+    const random = scriptedRandom(0.25, 0.2499);
+    const c = chaos({ fault: 'x', injectionRate: 0.25, random });
+    await expect(c.execute(() => 1)).resolves.toBe(1);
+    await expect(c.execute(() => 1)).rejects.toBe('x');
+    expect(random.draws).toBe(2);
+  });
+
+  it('defaults: rate 0.001, enabled, named chaos', async () => {
+    const random = scriptedRandom(0.001, 0.000999);
+    const c = chaos({ fault: 'x', random });
+    expect(c.injectionRate).toBe(0.001);
+    expect(c.enabled).toBe(true);
+    const events = recording(c);
+    await expect(c.execute(() => 1)).resolves.toBe(1);
+    await expect(c.execute(() => 1)).rejects.toBe('x');
+    expect(events[1]).toEqual({ type: 'injected', policy: 'chaos', kind: 'fault', delayMs: undefined });
+  });
+
+  it('rate 0 and a disabled policy draw nothing; enabled: false starts switched off', async () => {
+    const random = scriptedRandom(0);
+    await expect(chaos({ fault: 'x', injectionRate: 0, random }).execute(() => 1)).resolves.toBe(1);
+    const off = chaos({ fault: 'x', injectionRate: 1, random, enabled: false });
+    expect(off.enabled).toBe(false);
+    await expect(off.execute(() => 1)).resolves.toBe(1);
+    expect(random.draws).toBe(0);
+    off.enable();
+    expect(off.enabled).toBe(true);
+    await expect(off.execute(() => 1)).rejects.toBe('x');
+    // an enabled function leaves the switch on
+    expect(chaos({ fault: 'x', enabled: () => false }).enabled).toBe(true);
+  });
+
+  it('an enabled function that throws means no injection', async () => {
+    const random = scriptedRandom(0);
+    const c = chaos({
+      fault: 'x',
+      injectionRate: 1,
+      random,
+      enabled: () => {
+        throw new Error('flag service down');
+      },
+    });
+    await expect(c.execute(() => 1)).resolves.toBe(1);
+    expect(random.draws).toBe(0);
+  });
+
+  it('reports the injected latency and the whole duration; the fault value is thrown as it is', async () => {
+    const clock = new TestClock(START);
+    const fault = new Error('injected');
+    const c = chaos({ latency: (ctx) => (ctx.key === 'slow' ? 200 : 20), fault, injectionRate: 1, clock, name: 'monkey' });
+    const events = recording(c);
+    const r = c.execute(() => 1, { key: 'slow' });
+    const check = expect(r).rejects.toBe(fault);
+    await clock.advance(200);
+    await check;
+    expect(events).toEqual([
+      { type: 'injected', policy: 'monkey', kind: 'latency', delayMs: 200 },
+      { type: 'injected', policy: 'monkey', kind: 'fault', delayMs: undefined },
+      { type: 'outcome', policy: 'monkey', result: 'failure', durationMs: 200, error: fault },
+    ]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a latency function that throws, returns a negative, NaN or a non-number adds no latency', async () => {
+    const clock = new TestClock(START);
+    const bad: ((ctx: ExecutionContext) => number)[] = [
+      () => {
+        throw new Error('no');
+      },
+      () => -50,
+      () => Number.NaN,
+      () => '100' as unknown as number,
+    ];
+    for (const latency of bad) {
+      const c = chaos({ latency, injectionRate: 1, clock });
+      const events = recording(c);
+      const r = c.execute(() => 'ok');
+      await clock.advance(0);
+      await expect(r).resolves.toBe('ok');
+      expect(events[0]).toEqual({ type: 'injected', policy: 'chaos', kind: 'latency', delayMs: 0 });
+      expect(clock.now()).toBe(START);
+    }
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a call not injected reports its own outcome and duration', async () => {
+    const clock = new TestClock(START);
+    const c = chaos({ fault: 'x', injectionRate: 0.5, random: scriptedRandom(0.9, 0.9), clock });
+    const events = recording(c);
+    const ok = c.execute((ctx) => after(clock, 30, 'v', ctx));
+    await clock.advance(30);
+    await expect(ok).resolves.toBe('v');
+    const boom = new Error('real failure');
+    const bad = c.execute((ctx) => after(clock, 15, 0, ctx).then(() => Promise.reject(boom)));
+    const check = expect(bad).rejects.toBe(boom);
+    await clock.advance(15);
+    await check;
+    expect(events).toEqual([
+      { type: 'outcome', policy: 'chaos', result: 'success', durationMs: 30, error: undefined },
+      { type: 'outcome', policy: 'chaos', result: 'failure', durationMs: 15, error: boom },
+    ]);
+  });
+
+  it('an injected substitute result is reported as a success with the time it took', async () => {
+    const clock = new TestClock(START);
+    const c = chaos({ result: (ctx) => `fake ${ctx.key}`, latency: 5, injectionRate: 1, clock });
+    const events = recording(c);
+    const r = c.execute(() => 'real', { key: 'k' });
+    await clock.advance(5);
+    await expect(r).resolves.toBe('fake k');
+    expect(events).toEqual([
+      { type: 'injected', policy: 'chaos', kind: 'latency', delayMs: 5 },
+      { type: 'injected', policy: 'chaos', kind: 'result', delayMs: undefined },
+      { type: 'outcome', policy: 'chaos', result: 'success', durationMs: 5, error: undefined },
+    ]);
+  });
+});
