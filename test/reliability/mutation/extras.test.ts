@@ -12,6 +12,7 @@ import {
   memoryCacheStore,
   policy,
   TimeoutError,
+  type BreakerRegistryOptions,
   type CacheRecord,
   type CacheStore,
   type ExecutionContext,
@@ -761,5 +762,95 @@ describe('chaos (mutation)', () => {
       { type: 'injected', policy: 'chaos', kind: 'result', delayMs: undefined },
       { type: 'outcome', policy: 'chaos', result: 'success', durationMs: 5, error: undefined },
     ]);
+  });
+});
+
+describe('breakerRegistry (mutation)', () => {
+  it('drops breakers after 300,000 ms idle by default, not at exactly 300,000', async () => {
+    const clock = new TestClock(START);
+    const r = breakerRegistry({ clock, random: scriptedRandom() });
+    expect(r.idleMs).toBe(300_000);
+    r.get('a');
+    await clock.advance(300_000);
+    r.get('b');
+    expect([...r.keys()]).toEqual(['a', 'b']);
+    await clock.advance(1);
+    expect(r.prune()).toBe(1);
+    expect([...r.keys()]).toEqual(['b']);
+  });
+
+  it('the breakers run on the registry clock and report under name:key', async () => {
+    const clock = new TestClock(START);
+    for (const defaults of [{ strategy: 'consecutiveFailures', threshold: 5 }, {}] as BreakerRegistryOptions['defaults'][]) {
+      const k = keyedBreaker((ctx) => ctx.meta.host!, { name: 'hosts', clock, random: scriptedRandom(), defaults });
+      expect(k.name).toBe('hosts');
+      expect(k.clock).toBe(clock);
+      const events = recording(k);
+      const r = k.execute((ctx) => after(clock, 50, 'v', ctx), { meta: { host: 'a' } });
+      await clock.advance(50);
+      await expect(r).resolves.toBe('v');
+      expect(events.filter((e) => e.type === 'outcome')).toEqual([{ type: 'outcome', policy: 'hosts:a', result: 'success', durationMs: 50, error: undefined }]);
+      expect(k.get('a')).toBe(k.registry.peek('a'));
+    }
+  });
+
+  it('a state-machine breaker opens and half-opens on the registry clock', async () => {
+    const clock = new TestClock(START);
+    const r = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000 }, clock });
+    await expect(r.get('a').execute(() => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    await expect(r.get('a').execute(() => 1)).rejects.toBeInstanceOf(BrokenCircuitError);
+    await clock.advance(1_000);
+    await expect(r.get('a').execute(() => 1)).resolves.toBe(1);
+  });
+
+  it('SRE breakers draw from the registry random source', async () => {
+    const clock = new TestClock(START);
+    const random = scriptedRandom(...Array<number>(100).fill(0.999_999));
+    const r = breakerRegistry({ clock, random });
+    for (let i = 0; i < 20; i++) await r.get('a').execute(() => Promise.reject(new Error('x'))).catch(() => {});
+    expect(random.draws).toBeGreaterThan(0);
+  });
+
+  it('a keyed breaker over an existing registry shares its breakers', async () => {
+    const clock = new TestClock(START);
+    const r = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 1 }, clock });
+    const k = keyedBreaker((ctx) => ctx.key!, r);
+    expect(k.registry).toBe(r);
+    await expect(k.execute(() => Promise.reject(new Error('x')), { key: 't1' })).rejects.toThrow('x');
+    expect(r.peek('t1')!.state).toBe('open');
+    expect(k.get('t1')).toBe(r.peek('t1'));
+  });
+
+  it('deleting the oldest, the newest and the only breaker keeps the order right', async () => {
+    const clock = new TestClock(START);
+    const r = breakerRegistry({ clock, random: scriptedRandom(), idleMs: 100 });
+    r.get('a');
+    r.get('b');
+    r.get('c');
+    expect(r.delete('a')).toBe(true); // the oldest
+    expect([...r.keys()]).toEqual(['b', 'c']);
+    expect(r.delete('c')).toBe(true); // the newest
+    expect([...r.keys()]).toEqual(['b']);
+    r.get('d');
+    expect([...r.keys()]).toEqual(['b', 'd']);
+    r.get('b'); // the oldest becomes the newest
+    expect([...r.keys()]).toEqual(['d', 'b']);
+    expect(r.delete('d')).toBe(true);
+    expect(r.delete('b')).toBe(true); // the only one
+    expect([...r.keys()]).toEqual([]);
+    expect(r.size).toBe(0);
+    r.get('e');
+    expect([...r.keys()]).toEqual(['e']);
+    await clock.advance(50);
+    r.get('f');
+    await clock.advance(51); // e idle 101 ms, f 51 ms
+    expect(r.prune()).toBe(1);
+    expect([...r.keys()]).toEqual(['f']);
+    await clock.advance(50);
+    expect(r.prune()).toBe(1); // every breaker dropped: the list is empty again
+    expect([...r.keys()]).toEqual([]);
+    r.get('g');
+    expect([...r.keys()]).toEqual(['g']);
+    expect(r.size).toBe(1);
   });
 });
