@@ -419,6 +419,19 @@ describe('hedge (mutation)', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it('a failure that starts the last hedge cancels the pending timer: never more than maxHedged extra attempts', async () => {
+    const clock = new TestClock(START);
+    let calls = 0;
+    const r = hedge({ delayMs: 10, maxHedged: 1, clock }).execute((ctx) => {
+      calls++;
+      return ctx.attempt === 1 ? Promise.reject(new Error('x')) : after(clock, 50, 'ok', ctx);
+    });
+    await clock.advance(50);
+    await expect(r).resolves.toBe('ok');
+    expect(calls).toBe(2);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('a failure outcome names the last failure; a timeout outcome is a timeout', async () => {
     const clock = new TestClock(START);
     const h = hedge({ delayMs: Infinity, maxHedged: 1, clock });
