@@ -248,7 +248,8 @@ export function hardAborted(ctx: ExecutionContext): boolean {
  * the promise settles at once on cancellation, whatever the operation does.
  */
 export function runNext<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
-  if (next !== undefined) return next.policy[RUN](op, ctx, next.next) as Promise<R>;
+  // A context a user policy made (or spread) becomes ours here, so every policy's [RUN] gets a Context.
+  if (next !== undefined) return next.policy[RUN](op, ctx instanceof Context ? ctx : toContext(ctx), next.next) as Promise<R>;
   const scope = (ctx as Context).scope;
   if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
   let value: R | PromiseLike<R>;

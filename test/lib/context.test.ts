@@ -5,7 +5,7 @@ import { deadlineTimerOf } from '../../lib/clock.js';
 import { Context, runNext, Scope } from '../../lib/context.js';
 import { pipe } from '../../lib/pipe.js';
 import { RUN, type Policy } from '../../lib/policy.js';
-import { timeout } from '../../policies/timeout/timeout.js';
+import { constant, fallback, retry, sreBreaker, timeout } from '../../lib/index.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { TestClock } from '../../lib/testing.js';
 
@@ -67,6 +67,14 @@ describe('toContext: a context a user policy makes', () => {
     await clock.advance(40);
     await check;
     expect(deadline).toBe(START + 40);
+  });
+
+  it('every policy inside gets a usable context: a breaker, a fallback and a retry', async () => {
+    const clock = new TestClock(START);
+    const p = pipe(retry({ maxAttempts: 2, backoff: constant(0), clock }), sreBreaker({ clock }), fallback(() => 'fallback'), narrowing(1_000));
+    let attempts = 0;
+    await expect(p.execute(() => (attempts++, Promise.reject(new Error('down'))))).resolves.toBe('fallback');
+    expect(attempts).toBe(2);
   });
 
   it("a spread context keeps the caller's abort", async () => {
