@@ -1,0 +1,271 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, isIdempotencyCodec, isIdempotencyStore, memoryStore, StoreUnavailableError } from '../../../lib/index.js';
+import { TestClock } from '../../../lib/testing.js';
+import { encodeChecked, type IdempotencyCodec } from '../../../policies/idempotent/codec.js';
+import { LeaseRenewer } from '../../../policies/idempotent/renewer.js';
+import { boundedStoreCall } from '../../../policies/idempotent/store-call.js';
+
+const T0 = 1_700_000_000_000;
+
+async function claimedToken(p: Promise<unknown>): Promise<string> {
+  const r = (await p) as { state: string; token: string };
+  expect(r.state).toBe('claimed');
+  return r.token;
+}
+
+describe('memoryStore contract', () => {
+  it('a live lease answers pending with leaseUntil - now; at the lease end it is taken over', async () => {
+    const clock = new TestClock(T0);
+    const s = memoryStore({ clock });
+    const t1 = await claimedToken(s.claim('k', 100, 1000));
+    await clock.advance(30);
+    expect(await s.claim('k', 100, 1000)).toEqual({ state: 'pending', retryInMs: 70 });
+    await clock.advance(69);
+    expect(await s.claim('k', 100, 1000)).toEqual({ state: 'pending', retryInMs: 1 });
+    await clock.advance(1);
+    const r = (await s.claim('k', 100, 1000)) as { state: string; token: string; takeover: boolean };
+    expect(r.state).toBe('claimed');
+    expect(r.takeover).toBe(true);
+    expect(Number(r.token)).toBeGreaterThan(Number(t1));
+  });
+
+  it('tokens increase from claim to claim', async () => {
+    const s = memoryStore({ clock: new TestClock(T0) });
+    const a = await claimedToken(s.claim('a', 10, 10));
+    const b = await claimedToken(s.claim('b', 10, 10));
+    expect(Number(b)).toBeGreaterThan(Number(a));
+    expect(Number(a)).toBeGreaterThan(0);
+  });
+
+  it('complete serves the value; complete/release/extend refuse a wrong token, a settled record, a missing key', async () => {
+    const clock = new TestClock(T0);
+    const s = memoryStore({ clock });
+    const t = await claimedToken(s.claim('k', 100, 1000));
+    expect(await s.complete('k', t + 'x', 'v', 1000)).toBe(false);
+    expect(await s.release('k', t + 'x', 1000)).toBe(false);
+    expect(await s.extend('k', t + 'x', 100)).toBe(false);
+    expect(await s.complete('missing', t, 'v', 1000)).toBe(false);
+    expect(await s.release('missing', t, 1000)).toBe(false);
+    expect(await s.extend('missing', t, 100)).toBe(false);
+    expect(await s.complete('k', t, 'v', 1000)).toBe(true);
+    expect(await s.claim('k', 100, 1000)).toEqual({ state: 'success', value: 'v' });
+    // settled: same token is refused now
+    expect(await s.complete('k', t, 'w', 1000)).toBe(false);
+    expect(await s.release('k', t, 1000)).toBe(false);
+    expect(await s.extend('k', t, 100)).toBe(false);
+    expect(await s.claim('k', 100, 1000)).toEqual({ state: 'success', value: 'v' });
+  });
+
+  it('release makes the key claimable again (no takeover), and a released record refuses its token', async () => {
+    const s = memoryStore({ clock: new TestClock(T0) });
+    const t = await claimedToken(s.claim('k', 100, 1000));
+    expect(await s.release('k', t, 1000)).toBe(true);
+    expect(await s.extend('k', t, 100)).toBe(false);
+    expect(await s.complete('k', t, 'v', 1000)).toBe(false);
+    const r = (await s.claim('k', 100, 1000)) as { state: string; takeover: boolean };
+    expect(r).toMatchObject({ state: 'claimed', takeover: false });
+  });
+
+  it('extend moves the lease to now + leaseMs', async () => {
+    const clock = new TestClock(T0);
+    const s = memoryStore({ clock });
+    const t = await claimedToken(s.claim('k', 100, 100));
+    await clock.advance(50);
+    expect(await s.extend('k', t, 300)).toBe(true);
+    expect(await s.claim('k', 100, 100)).toEqual({ state: 'pending', retryInMs: 300 });
+    await clock.advance(299);
+    expect(await s.claim('k', 100, 100)).toEqual({ state: 'pending', retryInMs: 1 });
+  });
+
+  it('a record expires at exactly expiresAt', async () => {
+    const clock = new TestClock(T0);
+    const s = memoryStore({ clock });
+    const t = await claimedToken(s.claim('k', 10, 10));
+    await clock.advance(9);
+    const t2 = await claimedToken(s.claim('j', 10, 10));
+    await clock.advance(1);
+    // 'k' expired at T0+10 exactly: its token no longer settles it
+    expect(await s.complete('k', t, 'v', 1000)).toBe(false);
+    expect(await s.extend('k', t, 10)).toBe(false);
+    await clock.advance(8);
+    expect(await s.complete('j', t2, 'v', 100)).toBe(true);
+    await clock.advance(99);
+    expect(await s.claim('j', 10, 10)).toEqual({ state: 'success', value: 'v' });
+  });
+
+  it('sweeps expired records once claims outnumber records, at exactly expiresAt', async () => {
+    const clock = new TestClock(T0);
+    const s = memoryStore({ clock });
+    expect(s.size).toBe(0);
+    await s.claim('a', 10, 10);
+    await s.claim('b', 10, 10);
+    expect(s.size).toBe(2);
+    await clock.advance(10); // a and b expire now
+    await s.claim('c', 1000, 1000);
+    expect(s.size).toBe(3); // 2 claims since the last sweep, 2 records: no sweep yet
+    await s.claim('c', 1000, 1000);
+    expect(s.size).toBe(3); // 3 claims, 3 records
+    await s.claim('c', 1000, 1000);
+    expect(s.size).toBe(1); // 4 claims > 3 records: swept
+  });
+
+  it('names itself in a ConfigError', () => {
+    let err: unknown;
+    try {
+      memoryStore({ bogus: 1 } as never);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).policy).toBe('memoryStore');
+  });
+});
+
+describe('boundedStoreCall', () => {
+  it('rejects at now + ms exactly with the deadline message', async () => {
+    const clock = new TestClock(T0);
+    let state = 'open';
+    const p = boundedStoreCall(clock, 50, 'pol', 'claim', () => new Promise<never>(() => {}));
+    p.then(
+      () => (state = 'ok'),
+      (e: Error) => (state = e.message),
+    );
+    await clock.advance(49);
+    expect(state).toBe('open');
+    await clock.advance(1);
+    expect(state).toBe('store claim did not answer within 50 ms (pol)');
+    await expect(p).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('a failure becomes StoreUnavailableError with the message; a thrown call too', async () => {
+    const clock = new TestClock(T0);
+    await expect(boundedStoreCall(clock, 50, 'pol', 'complete', () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      /^store complete failed \(pol\): boom$/,
+    );
+    const thrown = boundedStoreCall(clock, 50, 'pol', 'claim', () => {
+      throw new Error('sync');
+    });
+    await expect(thrown).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(thrown).rejects.toThrow(/^store claim failed \(pol\): sync$/);
+    await expect(boundedStoreCall(clock, 50, 'pol', 'x', () => Promise.reject('nope'))).rejects.toThrow(/^store x failed \(pol\): nope$/);
+    await expect(boundedStoreCall(clock, 50, 'pol', 'x', () => Promise.reject(undefined))).rejects.toThrow(
+      /^store x failed \(pol\): undefined$/,
+    );
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('passes a StoreUnavailableError through unchanged', async () => {
+    const clock = new TestClock(T0);
+    const orig = new StoreUnavailableError('other', 'down');
+    await expect(boundedStoreCall(clock, 50, 'pol', 'x', () => Promise.reject(orig))).rejects.toBe(orig);
+  });
+
+  it('an answer in time resolves; a late answer after the deadline is ignored', async () => {
+    const clock = new TestClock(T0);
+    await expect(boundedStoreCall(clock, 50, 'pol', 'x', () => Promise.resolve(7))).resolves.toBe(7);
+    let late!: (v: number) => void;
+    const p = boundedStoreCall(clock, 50, 'pol', 'x', () => new Promise<number>((r) => (late = r)));
+    const seen: string[] = [];
+    p.then(
+      (v) => seen.push(`ok ${v}`),
+      (e: Error) => seen.push(e.message),
+    );
+    await clock.advance(50);
+    late(1);
+    await clock.advance(0);
+    expect(seen).toEqual(['store x did not answer within 50 ms (pol)']);
+    // other calls on the same clock still work
+    await expect(boundedStoreCall(clock, 10, 'pol', 'y', () => Promise.resolve(2))).resolves.toBe(2);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('codec checks', () => {
+  it('isIdempotencyCodec needs an object with encode and decode', () => {
+    const fns = { encode: () => '', decode: () => undefined };
+    expect(isIdempotencyCodec(fns)).toBe(true);
+    expect(isIdempotencyCodec(null)).toBe(false);
+    expect(isIdempotencyCodec(undefined)).toBe(false);
+    expect(isIdempotencyCodec('codec')).toBe(false);
+    expect(isIdempotencyCodec(Object.assign(() => {}, fns))).toBe(false);
+    expect(isIdempotencyCodec({ encode: fns.encode })).toBe(false);
+    expect(isIdempotencyCodec({ decode: fns.decode })).toBe(false);
+    expect(isIdempotencyCodec({ encode: 'x', decode: fns.decode })).toBe(false);
+    expect(isIdempotencyCodec({ encode: fns.encode, decode: 'x' })).toBe(false);
+  });
+
+  it('encodeChecked refuses a codec that does not round-trip or does not give text', () => {
+    const lossy: IdempotencyCodec = { encode: () => '{}', decode: () => ({}) };
+    expect(() => encodeChecked(lossy, { a: 1 }, 'k1')).toThrow(TypeError);
+    expect(() => encodeChecked(lossy, { a: 1 }, 'k1')).toThrow(/key "k1" does not survive the codec's round trip/);
+    const notText = { encode: () => 5, decode: () => 5 } as unknown as IdempotencyCodec;
+    expect(() => encodeChecked(notText, 5, 'k2')).toThrow(TypeError);
+    const ok: IdempotencyCodec = { encode: (v) => JSON.stringify(v), decode: (t) => JSON.parse(t) };
+    expect(encodeChecked(ok, { a: 1 }, 'k')).toBe('{"a":1}');
+  });
+});
+
+describe('LeaseRenewer', () => {
+  it('renews every everyMs while ours; stop clears its timer', async () => {
+    const clock = new TestClock(T0);
+    const at: number[] = [];
+    const r = new LeaseRenewer(clock, 100, () => {
+      at.push(clock.now() - T0);
+      return Promise.resolve(true);
+    });
+    expect(clock.pendingTimers).toBe(1);
+    await clock.advance(99);
+    expect(at).toEqual([]);
+    await clock.advance(201);
+    expect(at).toEqual([100, 200, 300]);
+    r.stop();
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(1000);
+    expect(at).toEqual([100, 200, 300]);
+  });
+
+  it('stops when the store answers false', async () => {
+    const clock = new TestClock(T0);
+    let n = 0;
+    new LeaseRenewer(clock, 100, () => Promise.resolve(++n < 2));
+    await clock.advance(1000);
+    expect(n).toBe(2);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('tries again after a failed extension', async () => {
+    const clock = new TestClock(T0);
+    let n = 0;
+    const r = new LeaseRenewer(clock, 100, () => (++n === 1 ? Promise.reject(new Error('x')) : Promise.resolve(true)));
+    await clock.advance(300);
+    expect(n).toBe(3);
+    r.stop();
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('stopped during an extension, it does not arm again', async () => {
+    const clock = new TestClock(T0);
+    let answer!: (v: boolean) => void;
+    const r = new LeaseRenewer(clock, 100, () => new Promise<boolean>((res) => (answer = res)));
+    await clock.advance(100);
+    expect(clock.pendingTimers).toBe(0);
+    r.stop();
+    answer(true);
+    await clock.advance(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('isIdempotencyStore', () => {
+  it('needs an object with claim, complete and release', () => {
+    const m = { claim: () => {}, complete: () => {}, release: () => {} };
+    expect(isIdempotencyStore(m)).toBe(true);
+    expect(isIdempotencyStore(null)).toBe(false);
+    expect(isIdempotencyStore(undefined)).toBe(false);
+    expect(isIdempotencyStore('store')).toBe(false);
+    expect(isIdempotencyStore(Object.assign(() => {}, m))).toBe(false);
+    expect(isIdempotencyStore({ complete: m.complete, release: m.release })).toBe(false);
+    expect(isIdempotencyStore({ claim: m.claim, release: m.release })).toBe(false);
+    expect(isIdempotencyStore({ claim: m.claim, complete: m.complete })).toBe(false);
+  });
+});
