@@ -109,6 +109,19 @@ describe('memoryStore contract', () => {
     expect(s.size).toBe(1); // 4 claims > 3 records: swept
   });
 
+  it('does not sweep while claims since the last sweep only equal the records', async () => {
+    const clock = new TestClock(T0);
+    const s = memoryStore({ clock });
+    await s.claim('a', 10, 10); // first claim sweeps (1 > 0), counter back to 0
+    await clock.advance(10); // 'a' expired
+    await s.claim('b', 1000, 1000);
+    expect(s.size).toBe(2); // 1 claim, 1 record before it: no sweep, expired 'a' still held
+    await s.claim('b', 1000, 1000);
+    expect(s.size).toBe(2); // 2 claims, 2 records
+    await s.claim('b', 1000, 1000);
+    expect(s.size).toBe(1); // 3 > 2: swept
+  });
+
   it('names itself in a ConfigError', () => {
     let err: unknown;
     try {
