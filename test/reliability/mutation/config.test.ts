@@ -37,15 +37,10 @@ import {
 import { isShedRejection } from '../../../lib/errors.js';
 import { formatPath } from '../../../lib/options.js';
 import { TestClock } from '../../../lib/testing.js';
+import { collect } from '../../helpers/breakers.js';
 import { track } from '../../helpers/track.js';
 
 const T0 = 1_700_000_000_000;
-
-function collect(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const out: PolicyEvent[] = [];
-  p.events$.subscribe((e) => out.push(e));
-  return out;
-}
 
 function issuesOf(f: () => unknown): { path: string; message: string }[] {
   try {

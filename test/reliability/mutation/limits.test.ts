@@ -40,15 +40,10 @@ import {
   type RateAlgorithm,
 } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { collect } from '../../helpers/breakers.js';
 import { rejection, track } from '../../helpers/track.js';
 
 const T0 = 1_700_000_000_000;
-
-function collect(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const out: PolicyEvent[] = [];
-  p.events$.subscribe((e) => out.push(e));
-  return out;
-}
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;
