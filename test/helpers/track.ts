@@ -47,3 +47,14 @@ export function after<T>(clock: Clock, ms: number, value: T, ctx: { readonly sig
     ctx.signal.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** A promise with its resolve and reject, to settle from the test. */
+export function deferred<T = void>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}

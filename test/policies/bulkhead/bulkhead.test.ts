@@ -10,18 +10,9 @@ import {
   type PolicyEvent,
 } from '../../../lib/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
+import { deferred } from '../../helpers/track.js';
 
 const START = 1_700_000_000_000;
-
-function deferred<T = void>() {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 const flush = () => new Promise((r) => setImmediate(r));
 

@@ -13,19 +13,10 @@ import {
   type PolicyEvent,
 } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { deferred } from '../../helpers/track.js';
 
 const START = 1_700_000_000_000;
 const flush = () => new Promise((r) => setImmediate(r));
-
-function deferred<T = void>() {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 function collect(p: { events$: { subscribe(f: (e: PolicyEvent) => void): unknown } }): PolicyEvent[] {
   const events: PolicyEvent[] = [];

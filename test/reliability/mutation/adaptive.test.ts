@@ -42,14 +42,9 @@ import {
 import { fromFunction, isBackoff } from '../../../policies/retry/backoff.js';
 import { isRetryBudget } from '../../../policies/retry/budget.js';
 import { scriptedRandom, seededRandom, TestClock } from '../../../lib/testing.js';
+import { collect } from '../../helpers/breakers.js';
 
 const START = 1_700_000_000_000;
-
-function collect(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const events: PolicyEvent[] = [];
-  p.events$.subscribe((e) => events.push(e));
-  return events;
-}
 
 /** The upper edge of histogram bucket `b`: 0.1 ms · 1.1^b (lib/histogram.ts doc). */
 const edge = (b: number): number => 0.1 * 1.1 ** b;

@@ -41,19 +41,9 @@ import {
 } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
-import { rejection, track } from '../../helpers/track.js';
+import { deferred, rejection, track } from '../../helpers/track.js';
 
 const T0 = 1_700_000_000_000;
-
-function deferred<T = void>() {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** A user-written policy around `run` (README: policies may be written by hand over RUN and runNext). */
 function userPolicy(name: string, run: <R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined) => Promise<R>): Policy<never> {
