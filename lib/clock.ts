@@ -17,12 +17,28 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** The wall clock: `Date.now()` and Node's timers. The default of every policy. */
+/**
+ * The wall clock: `Date.now()` and the global timers, each looked up when
+ * called, so fake timers installed later (vitest's, jest's, sinon's,
+ * node:test's) move it. The default of every policy.
+ */
 export const systemClock: Clock = {
-  now: Date.now,
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as Parameters<typeof clearTimeout>[0]),
 };
+
+/** True for a {@link Clock}: an object with `now`, `setTimeout` and `clearTimeout`. */
+export function isClock(value: unknown): value is Clock {
+  const c = value as Clock;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof c.now === 'function' &&
+    typeof c.setTimeout === 'function' &&
+    typeof c.clearTimeout === 'function'
+  );
+}
 
 /** An entry of the shared deadline timer. */
 export interface DeadlineEntry {
@@ -48,6 +64,9 @@ export class DeadlineTimer {
   private timer: TimerHandle = undefined;
   private timerAt = Infinity;
   private idle = false;
+  /** For the system clock: the global timer functions the timer was armed with (fake timers replace them). */
+  private armedWith: unknown = undefined;
+  private armedClear: ((handle: never) => void) | undefined = undefined;
   private readonly fire = (): void => this.onFire();
 
   constructor(private readonly clock: Clock) {}
@@ -58,7 +77,8 @@ export class DeadlineTimer {
     entry.heapIndex = heap.length;
     heap.push(entry);
     this.up(entry.heapIndex);
-    if (entry.at < this.timerAt) this.arm(entry.at);
+    // A timer armed before fake timers were installed (or after they were removed) would never fire in their time.
+    if (entry.at < this.timerAt || (this.armedWith !== undefined && this.armedWith !== globalThis.setTimeout)) this.arm(heap[0]!.at);
     else if (this.idle) {
       this.idle = false;
       (this.timer as Refable).ref?.();
@@ -90,10 +110,17 @@ export class DeadlineTimer {
   }
 
   private arm(at: number): void {
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    if (this.timer !== undefined) {
+      if (this.armedClear !== undefined) this.armedClear(this.timer as never);
+      else this.clock.clearTimeout(this.timer);
+    }
     this.idle = false;
     this.timerAt = at;
     this.timer = this.clock.setTimeout(this.fire, Math.max(0, at - this.clock.now()));
+    if (this.clock === systemClock) {
+      this.armedWith = globalThis.setTimeout;
+      this.armedClear = globalThis.clearTimeout as (handle: never) => void;
+    }
   }
 
   private onFire(): void {

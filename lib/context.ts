@@ -1,5 +1,5 @@
-import { deadlineTimerOf, type Clock, type DeadlineEntry, type DeadlineTimer } from './clock.js';
-import { TimeoutError } from './errors.js';
+import { deadlineTimerOf, isClock, systemClock, type Clock, type DeadlineEntry, type DeadlineTimer } from './clock.js';
+import { ConfigError, isTimeoutError, TimeoutError, type ConfigIssue } from './errors.js';
 import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
 
 /** Something that wants to know when a scope aborts. */
@@ -29,6 +29,10 @@ export class Scope implements AbortListener, DeadlineEntry {
   /** The abort reason: the caller's `signal.reason` or a `TimeoutError`. */
   reason: unknown = undefined;
   heapIndex = -1;
+  /** The earliest deadline of this scope and every scope enclosing it (`Infinity`: none). */
+  readonly limit: number;
+  /** The earliest aggressive deadline of this scope and every scope enclosing it: the one that ends the call, not only asks. */
+  readonly hardLimit: number;
   private ctrl: AbortController | undefined = undefined;
   private first: AbortListener | undefined = undefined;
   private rest: AbortListener[] | undefined = undefined;
@@ -50,6 +54,9 @@ export class Scope implements AbortListener, DeadlineEntry {
     coop: boolean,
   ) {
     this.flags = coop ? COOP : 0;
+    const hardAt = coop ? Infinity : at;
+    this.limit = parent === undefined || parent.limit > at ? at : parent.limit;
+    this.hardLimit = parent === undefined || parent.hardLimit > hardAt ? hardAt : parent.hardLimit;
     if (parent !== undefined) {
       if (parent.aborted) {
         this.follow(parent);
@@ -58,7 +65,13 @@ export class Scope implements AbortListener, DeadlineEntry {
       }
       parent.add(this);
     }
-    if (callerSignal !== undefined) callerSignal.addEventListener('abort', this);
+    if (callerSignal !== undefined) {
+      if (callerSignal.aborted) {
+        this.callerAborted(callerSignal.reason);
+        return;
+      }
+      joinSignal(callerSignal, this);
+    }
     if (at !== Infinity && timer !== undefined) timer.add(this);
   }
 
@@ -85,8 +98,10 @@ export class Scope implements AbortListener, DeadlineEntry {
   /** The signal operations see; made on first read. */
   get signal(): AbortSignal {
     if (this.ctrl === undefined) {
-      if (this.callerSignal !== undefined && this.at === Infinity) return this.callerSignal;
+      if (this.callerSignal !== undefined && this.at === Infinity && this.parent === undefined) return this.callerSignal;
       this.ctrl = new AbortController();
+      // A user policy that builds its own context from this signal is found to be inside this scope.
+      signalScopes.set(this.ctrl.signal, this);
       if (this.aborted) this.ctrl.abort(this.reason);
     }
     return this.ctrl.signal;
@@ -119,10 +134,10 @@ export class Scope implements AbortListener, DeadlineEntry {
     if (this.aborted && (!this.cooperative || cooperative)) return;
     this.flags = (this.flags & ~(BY_CALLER | COOPERATIVE)) | ABORTED | (byCaller ? BY_CALLER : 0) | (cooperative ? COOPERATIVE : 0);
     this.reason = reason;
-    // A cooperative abort keeps the links: a later hard abort must still arrive.
-    if (cooperative) {
-      if (this.heapIndex >= 0) this.timer!.remove(this);
-    } else this.detach();
+    // A cooperative abort keeps the links and this scope's own deadline: a later
+    // hard abort (the caller, an outer deadline, or this scope's own aggressive
+    // deadline under an earlier cooperative one) must still arrive.
+    if (!cooperative) this.detach();
     if (this.ctrl !== undefined && !this.ctrl.signal.aborted) this.ctrl.abort(reason);
     const first = this.first;
     const rest = this.rest;
@@ -139,14 +154,27 @@ export class Scope implements AbortListener, DeadlineEntry {
     this.rest = undefined;
   }
 
+  /** True when `signal` is this scope's or an enclosing scope's (its own or the caller's). */
+  knows(signal: AbortSignal): boolean {
+    for (let s: Scope | undefined = this; s !== undefined; s = s.parent) {
+      if (s.callerSignal === signal || (s.ctrl !== undefined && s.ctrl.signal === signal)) return true;
+    }
+    return false;
+  }
+
   /** @internal the enclosing scope aborted. */
   onAbort(parent: Scope): void {
     this.follow(parent);
   }
 
-  /** @internal the caller's signal aborted. */
-  handleEvent(): void {
-    this.abort(this.callerSignal!.reason, true, false);
+  /**
+   * @internal the caller's signal aborted. A timeout reason (`AbortSignal.timeout()`'s
+   * `DOMException`, or a breakwater `TimeoutError`) is an enclosing deadline passing
+   * now; any other reason is the caller's own cancellation.
+   */
+  callerAborted(reason: unknown): void {
+    if (isTimeoutReason(reason)) this.abort(new TimeoutError(this.owner, undefined, { cause: reason }), false, false);
+    else this.abort(reason, true, false);
   }
 
   /** @internal the deadline passed. */
@@ -162,8 +190,64 @@ export class Scope implements AbortListener, DeadlineEntry {
   private detach(): void {
     if (this.heapIndex >= 0) this.timer!.remove(this);
     if (this.parent !== undefined) this.parent.remove(this);
-    if (this.callerSignal !== undefined) this.callerSignal.removeEventListener('abort', this);
+    if (this.callerSignal !== undefined) leaveSignal(this.callerSignal, this);
   }
+}
+
+/** Scopes whose `signal` was handed out, by that signal. */
+const signalScopes = new WeakMap<AbortSignal, Scope>();
+
+/**
+ * The one listener breakwater adds to a caller's signal, however many calls
+ * share it (a process-wide shutdown signal would otherwise collect one
+ * listener per call and trip Node's MaxListenersExceededWarning).
+ */
+class SignalHub {
+  readonly scopes = new Set<Scope>();
+  constructor(private readonly signal: AbortSignal) {}
+
+  handleEvent(): void {
+    hubs.delete(this.signal);
+    this.signal.removeEventListener('abort', this);
+    const reason = this.signal.reason;
+    const scopes = [...this.scopes];
+    this.scopes.clear();
+    for (const scope of scopes) scope.callerAborted(reason);
+  }
+}
+
+const hubs = new WeakMap<AbortSignal, SignalHub>();
+
+function joinSignal(signal: AbortSignal, scope: Scope): void {
+  let hub = hubs.get(signal);
+  if (hub === undefined) {
+    hub = new SignalHub(signal);
+    hubs.set(signal, hub);
+    signal.addEventListener('abort', hub);
+  }
+  hub.scopes.add(scope);
+}
+
+function leaveSignal(signal: AbortSignal, scope: Scope): void {
+  const hub = hubs.get(signal);
+  if (hub === undefined || !hub.scopes.delete(scope) || hub.scopes.size > 0) return;
+  hubs.delete(signal);
+  signal.removeEventListener('abort', hub);
+}
+
+/**
+ * True for an abort reason that means "a deadline passed": what
+ * `AbortSignal.timeout()` aborts with (a `DOMException` named `TimeoutError`),
+ * or a breakwater {@link TimeoutError}.
+ */
+export function isTimeoutReason(reason: unknown): boolean {
+  if (isTimeoutError(reason)) return true;
+  return typeof DOMException === 'function' && reason instanceof DOMException && reason.name === 'TimeoutError';
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  const s = value as AbortSignal;
+  return typeof value === 'object' && value !== null && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function' && typeof s.removeEventListener === 'function';
 }
 
 /**
@@ -197,29 +281,49 @@ export class Context implements ExecutionContext {
 
   /** The same call under `scope` (a nearer deadline). */
   withScope(scope: Scope): Context {
-    const deadline = scope.at === Infinity ? this.deadline : scope.at;
+    const deadline = this.deadline === undefined || scope.at < this.deadline ? (scope.at === Infinity ? undefined : scope.at) : this.deadline;
     return new Context(this.clock, scope, deadline, this.attempt, this.key, this.meta);
   }
 }
 
 /**
  * Turns any {@link ExecutionContext} (a user policy may make its own, or
- * spread ours: `{ ...ctx, deadline }`) into breakwater's `Context`. Its
- * deadline is enforced here: a policy inside defers to an earlier enclosing
- * deadline, which only works if something ends the call at it. A spread
- * context keeps the scope it copied (the caller's abort still reaches it).
+ * spread ours: `{ ...ctx, deadline }`) into breakwater's `Context`. The
+ * enclosing scope is found from the spread `scope` or from the signal, so the
+ * caller's abort and every enclosing deadline still reach the call, and the
+ * deadline shown inside is never later than the enclosing one. A nearer
+ * deadline, or a signal of the user's own, gets a scope of its own; the
+ * caller of `toContext` owns it (see {@link runNext}).
  */
 export function toContext(ctx: ExecutionContext): Context {
   if (ctx instanceof Context) return ctx;
   const copied = (ctx as { scope?: unknown }).scope;
-  const parent = copied instanceof Scope ? copied : undefined;
   // A spread Context has no `signal` (a getter of Context's prototype).
-  const signal = (ctx as { signal?: AbortSignal }).signal;
-  const at = ctx.deadline ?? Infinity;
-  const scope = new Scope(parent, signal, at, at === Infinity ? undefined : deadlineTimerOf(ctx.clock), '', false);
-  if (signal?.aborted) scope.abort(signal.reason, true, false);
-  return new Context(ctx.clock, scope, ctx.deadline, ctx.attempt, ctx.key, ctx.meta);
+  const signal: unknown = (ctx as { signal?: unknown }).signal;
+  let parent = copied instanceof Scope ? copied : undefined;
+  let foreign: AbortSignal | undefined;
+  if (isAbortSignal(signal)) {
+    if (parent === undefined) parent = signalScopes.get(signal);
+    if (parent === undefined || !parent.knows(signal)) foreign = signal;
+  }
+  const clock = isClock(ctx.clock) ? ctx.clock : systemClock;
+  const asked = typeof ctx.deadline === 'number' && ctx.deadline === ctx.deadline ? ctx.deadline : Infinity;
+  const enclosing = parent === undefined ? Infinity : parent.limit;
+  const own = asked < enclosing ? asked : Infinity;
+  const at = own < enclosing ? own : enclosing;
+  const deadline = at === Infinity ? undefined : at;
+  const attempt = typeof ctx.attempt === 'number' && ctx.attempt >= 1 ? ctx.attempt : 1;
+  const key = typeof ctx.key === 'string' ? ctx.key : undefined;
+  const meta = typeof ctx.meta === 'object' && ctx.meta !== null ? ctx.meta : EMPTY_META;
+  made = undefined;
+  if (own === Infinity && foreign === undefined) return new Context(clock, parent, deadline, attempt, key, meta);
+  const scope = new Scope(parent, foreign, own, own === Infinity ? undefined : deadlineTimerOf(clock), 'deadline', false);
+  made = scope;
+  return new Context(clock, scope, deadline, attempt, key, meta);
 }
+
+/** The scope the last {@link toContext} call made, if it made one (read at once by its caller). */
+let made: Scope | undefined;
 
 /** True when `ctx` was cancelled by the caller itself (not by a deadline): nothing is recorded, retried or answered. */
 export function cancelledByCaller(ctx: ExecutionContext): boolean {
@@ -228,7 +332,7 @@ export function cancelledByCaller(ctx: ExecutionContext): boolean {
     const scope = ctx.scope;
     return scope !== undefined && scope.aborted && scope.byCaller;
   }
-  return ctx.signal.aborted && !(ctx.signal.reason instanceof TimeoutError);
+  return ctx.signal.aborted && !isTimeoutReason(ctx.signal.reason);
 }
 
 /** True when `ctx` has been cancelled in a way callers stop waiting for (the caller, or an aggressive deadline). */
@@ -245,12 +349,15 @@ export function hardAborted(ctx: ExecutionContext): boolean {
  * `next` is `undefined`. A policy's `[RUN]` calls its inner layers only
  * through this. The operation may return a value or a thenable, or throw
  * synchronously: each becomes a promise. When the call can be cancelled,
- * the promise settles at once on cancellation, whatever the operation does.
+ * the promise settles at once on cancellation, whatever the operation does;
+ * once the caller or an aggressive deadline has given up, the operation is
+ * not started at all.
  */
 export function runNext<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
-  // A context a user policy made (or spread) becomes ours here, so every policy's [RUN] gets a Context.
-  if (next !== undefined) return next.policy[RUN](op, ctx instanceof Context ? ctx : toContext(ctx), next.next) as Promise<R>;
-  const scope = (ctx as Context).scope;
+  // A context a user policy made (or spread) becomes ours here, so every policy's [RUN] and the operation get a Context.
+  if (!(ctx instanceof Context)) return adopt(op, ctx, next);
+  if (next !== undefined) return next.policy[RUN](op, ctx, next.next) as Promise<R>;
+  const scope = ctx.scope;
   if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
   let value: R | PromiseLike<R>;
   try {
@@ -259,13 +366,35 @@ export function runNext<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain 
     return Promise.reject(error);
   }
   if (scope === undefined) return Promise.resolve(value);
-  return new Guard<R>(scope, false).watch(value);
+  return new Guard<R>(scope, false, RACE_ALL).watch(value);
 }
 
+/** Runs the rest of the chain in a user policy's own context; a scope made for it ends (and is released) with that call. */
+function adopt<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+  const c = toContext(ctx);
+  const scope = made;
+  made = undefined;
+  let inner: Promise<R>;
+  try {
+    inner = runNext(op, c, next);
+  } catch (error) {
+    inner = Promise.reject(error);
+  }
+  if (scope === undefined) return inner;
+  return new Guard<R>(scope, true, RACE_OWN).watch(inner);
+}
+
+/** Guard modes: which hard aborts of the scope settle the guarded promise at once. */
+/** Every one: the guarded value is the operation (or a wait), which may never settle. */
+export const RACE_ALL = 0;
+/** The caller's own cancellation and the scope's own deadline; an enclosing deadline reaches the layers inside, which settle. */
+export const RACE_OWN = 1;
+/** Only the caller's own cancellation: the root of a call, so a fallback inside may answer the call's deadline. */
+export const RACE_CALLER = 2;
+
 /**
- * Settles with the first of: the watched value, or the scope's abort. With
- * `cooperative`, an abort of the scope's own (cooperative) deadline does not
- * settle it; the value does.
+ * Settles with the first of: the watched value, or the scope's abort (as
+ * `mode` says; a cooperative abort never settles it, a later hard one may).
  */
 export class Guard<R> implements AbortListener {
   /** The guarded promise. */
@@ -278,6 +407,7 @@ export class Guard<R> implements AbortListener {
   constructor(
     readonly scope: Scope,
     private readonly disposeScope: boolean,
+    private readonly mode: number = RACE_ALL,
   ) {
     this.promise = new Promise<R>((resolve, reject) => {
       this.resolve = resolve;
@@ -287,24 +417,28 @@ export class Guard<R> implements AbortListener {
 
   /** Starts watching `value`; returns the guarded promise. */
   watch(value: R | PromiseLike<R>): Promise<R> {
-    if (this.scope.aborted && !this.scope.cooperative) {
+    if (this.races(this.scope)) {
       this.fail(this.scope.reason);
       // The abandoned value may still reject; nobody may see that as unhandled.
       Promise.resolve(value).then(undefined, noop);
       return this.promise;
     }
-    this.scope.add(this);
+    // Hard-aborted already but not ours to race: the value settles soon, from the layers inside.
+    if (!this.scope.aborted || this.scope.cooperative) this.scope.add(this);
     Promise.resolve(value).then(this.ok, this.err);
     return this.promise;
   }
 
   onAbort(scope: Scope): void {
-    if (scope.cooperative) {
-      // keep listening: a later hard abort still settles us
-      scope.add(this);
-      return;
-    }
-    this.fail(scope.reason);
+    if (this.races(scope)) this.fail(scope.reason);
+    // A cooperative abort: keep listening, a later hard abort may still settle us.
+    else if (scope.cooperative) scope.add(this);
+  }
+
+  private races(scope: Scope): boolean {
+    if (!scope.aborted || scope.cooperative) return false;
+    const mode = this.mode;
+    return mode === RACE_ALL || scope.byCaller || (mode === RACE_OWN && scope.expired);
   }
 
   /** Called with the value's outcome; override to map it. */
@@ -343,11 +477,38 @@ export class Guard<R> implements AbortListener {
 
 function noop(): void {}
 
+/** The rejection for a caller's signal that had already aborted: a timeout reason is a deadline that has passed. */
+function abortedBefore(reason: unknown, owner: string): unknown {
+  return isTimeoutReason(reason) ? new TimeoutError(owner, undefined, { cause: reason }) : reason;
+}
+
+/** Why an execute option is refused, or `undefined` when it is fine. */
+function badOption(options: ExecuteOptions): ConfigIssue | undefined {
+  const { signal, timeout, deadline, key, meta } = options;
+  if (timeout !== undefined && !(typeof timeout === 'number' && timeout >= 0 && timeout !== Infinity)) {
+    return { path: 'timeout', message: `expected a finite number of milliseconds >= 0, got ${describe(timeout)}` };
+  }
+  if (deadline !== undefined && !(typeof deadline === 'number' && deadline >= 0 && deadline !== Infinity)) {
+    return { path: 'deadline', message: `expected a finite clock time in epoch milliseconds >= 0, got ${describe(deadline)}` };
+  }
+  if (signal !== undefined && !isAbortSignal(signal)) return { path: 'signal', message: `expected an AbortSignal, got ${describe(signal)}` };
+  if (key !== undefined && typeof key !== 'string') return { path: 'key', message: `expected a string, got ${describe(key)}` };
+  if (meta !== undefined && (typeof meta !== 'object' || meta === null)) return { path: 'meta', message: `expected an object of string labels, got ${describe(meta)}` };
+  return undefined;
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? `the string '${value}'` : typeof value === 'object' && value !== null ? 'an object' : String(value);
+}
+
 /**
  * Implements {@link Policy.execute} for a policy: builds the root context
  * from `options` (caller signal, timeout, deadline, key, meta) and runs the
- * policy's `[RUN]` in it. A caller signal that is already aborted rejects at
- * once with its reason, running nothing.
+ * policy's `[RUN]` in it. Runs nothing when the call is over before it
+ * starts: a caller signal that is already aborted rejects at once with its
+ * reason (a timeout reason as a `TimeoutError`), a deadline already past
+ * (or `timeout: 0`) with a `TimeoutError`. Bad options reject with a
+ * `ConfigError` naming the option; `execute` never throws.
  */
 export function executeWith<R, T>(
   policy: Policy<T>,
@@ -358,12 +519,20 @@ export function executeWith<R, T>(
   if (options === undefined) {
     return policy[RUN](op, new Context(clock, undefined, undefined, 1, undefined, EMPTY_META), undefined);
   }
-  const { signal, key, meta } = options;
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  let at = Infinity;
-  if (options.deadline !== undefined) at = options.deadline;
-  if (options.timeout !== undefined) at = Math.min(at, clock.now() + options.timeout);
-  if (Number.isNaN(at)) return Promise.reject(new TypeError('execute: timeout and deadline must be numbers'));
+  if (typeof options !== 'object' || options === null) {
+    return Promise.reject(new ConfigError(policy.name, [{ path: 'execute', message: `expected an object of execute options, got ${describe(options)}` }]));
+  }
+  const problem = badOption(options);
+  if (problem !== undefined) return Promise.reject(new ConfigError(policy.name, [{ path: `execute.${problem.path}`, message: problem.message }]));
+  const { signal, key, meta, timeout, deadline } = options;
+  if (signal?.aborted) return Promise.reject(abortedBefore(signal.reason, policy.name));
+  let at = deadline ?? Infinity;
+  if (timeout !== undefined || deadline !== undefined) {
+    const now = clock.now();
+    // The nearer of the two governs.
+    if (timeout !== undefined && now + timeout < at) at = now + timeout;
+    if (at <= now) return Promise.reject(new TimeoutError(policy.name));
+  }
   if (signal === undefined && at === Infinity) {
     return policy[RUN](op, new Context(clock, undefined, undefined, 1, key, meta ?? EMPTY_META), undefined);
   }
@@ -376,7 +545,7 @@ export function executeWith<R, T>(
     scope.dispose();
     return Promise.reject(error);
   }
-  return new Guard<R | T>(scope, true).watch(inner);
+  return new Guard<R | T>(scope, true, RACE_CALLER).watch(inner);
 }
 
 export { EMPTY_META };

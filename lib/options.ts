@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Clock } from './clock.js';
+import { isClock, type Clock } from './clock.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 
 /** Formats a zod issue path as `policies[1].maxAttempts`. */
@@ -42,17 +42,6 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, pol
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw new ConfigError(policy, toConfigIssues(result.error));
-}
-
-function isClock(value: unknown): value is Clock {
-  const c = value as Clock;
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof c.now === 'function' &&
-    typeof c.setTimeout === 'function' &&
-    typeof c.clearTimeout === 'function'
-  );
 }
 
 /** A {@link Clock}: an object with `now`, `setTimeout` and `clearTimeout`. */

@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import { systemClock } from '../../lib/clock.js';
-import { executeWith, hardAborted, runNext } from '../../lib/context.js';
+import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
@@ -82,7 +82,8 @@ export class FallbackPolicy<T> implements Policy<T> {
 
   /** The inner call threw `error`: rethrow it (the caller's cancellation, or not handled) or answer it. */
   private failed(error: unknown, ctx: ExecutionContext, start: number): Promise<T> {
-    if (hardAborted(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
+    // The caller's own cancellation is never answered; a deadline that passed is (the handlers see an aborted signal).
+    if (cancelledByCaller(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
       if (this.events.observed) this.outcome(ctx, 'failure', start, error);
       return Promise.reject(error);
     }
@@ -92,8 +93,8 @@ export class FallbackPolicy<T> implements Policy<T> {
   private async answer(failure: unknown, ctx: ExecutionContext, start: number): Promise<T> {
     const handlerErrors: unknown[] = [];
     for (let i = 0; i < this.handlers.length; i++) {
-      // Rule 3: nothing answers once the caller or an enclosing deadline has given up.
-      if (hardAborted(ctx)) break;
+      // Nothing answers once the caller has given up.
+      if (cancelledByCaller(ctx)) break;
       try {
         const answer = await this.handlers[i]!(failure, ctx);
         if (this.events.observed) {

@@ -134,9 +134,9 @@ export class RetryPolicy implements Policy<never> {
       }
       let reason: GiveUpEvent['reason'] | undefined;
       let delay = 0;
-      if (verdict === 2) reason = hardAborted(c) ? 'cancelled' : 'notHandled';
+      if (verdict === 2) reason = hardAborted(c) ? abortReason(c) : 'notHandled';
       else if (attempt >= this._maxAttempts) reason = 'maxAttempts';
-      else if (c.scope?.aborted) reason = 'cancelled';
+      else if (c.scope?.aborted) reason = abortReason(c);
       else {
         delay = this.delayFor(attempt, error, previousDelay);
         const now = this.clock.now();
@@ -229,4 +229,9 @@ export function sleep(clock: Clock, ms: number, scope: Scope | undefined): Promi
  */
 export function retry(options: RetryOptions = {}): RetryPolicy {
   return new RetryPolicy(options);
+}
+
+/** Why an aborted call stops retrying: the caller's own cancellation, or a deadline that passed. */
+function abortReason(c: Context): 'cancelled' | 'deadline' {
+  return c.scope!.byCaller ? 'cancelled' : 'deadline';
 }

@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
 import { Context, EMPTY_META, executeWith, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
-import { TimeoutError } from '../../lib/errors.js';
+import { isTimeoutError, TimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
@@ -73,9 +73,13 @@ export class TimeoutPolicy implements Policy<never> {
     const c = toContext(ctx);
     const start = this.clock.now();
     const at = start + this._ms;
-    // An enclosing deadline that comes first governs; this one adds nothing.
-    if (c.deadline !== undefined && c.deadline <= at) return runNext(op, c, next);
-    const call = new TimeoutCall<R>(c.scope, at, this.timer, this, start, this._mode === 'cooperative');
+    const coop = this._mode === 'cooperative';
+    const scope = c.scope;
+    // An enclosing deadline at or before this one that binds at least as hard governs: this one
+    // adds nothing but its outcome. An earlier cooperative deadline only asks, so an aggressive
+    // timeout inside it still arms, or an operation that ignores its signal would hang the call.
+    if (scope !== undefined && (coop ? scope.limit : scope.hardLimit) <= at) return this.pass(op, c, next, start);
+    const call = new TimeoutCall<R>(scope, at, this.timer, this, start, coop);
     return this.race(op, c.withScope(call), next, call);
   }
 
@@ -83,19 +87,37 @@ export class TimeoutPolicy implements Policy<never> {
     let inner: R | PromiseLike<R>;
     try {
       // The call already races the operation against its scope: call it directly, not through a second race.
-      inner = next === undefined ? op(child) : runNext(op, child, next);
+      if (next === undefined) {
+        call.guardsOperation();
+        inner = op(child);
+      } else inner = runNext(op, child, next);
     } catch (error) {
       inner = Promise.reject(error);
     }
     return call.watch(inner);
   }
 
+  /** Runs the call under the enclosing deadline that governs it, reporting its outcome. */
+  private pass<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
+    return runNext(op, c, next).then(
+      (value) => {
+        this.report('success', start);
+        return value;
+      },
+      (error: unknown) => {
+        this.report(isTimeoutError(error) ? 'timeout' : 'failure', start, error, false);
+        throw error;
+      },
+    );
+  }
+
   /** @internal */
-  report(result: 'success' | 'failure' | 'timeout', start: number, error?: unknown): void {
+  report(result: 'success' | 'failure' | 'timeout', start: number, error?: unknown, own = true): void {
     const events = this.events;
     if (!events.observed) return;
     const durationMs = this.clock.now() - start;
-    if (result === 'timeout') events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
+    // The `timeout` event is for this timeout's own deadline, not an enclosing one it deferred to.
+    if (result === 'timeout' && own) events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
     events.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
   }
 }
@@ -135,7 +157,7 @@ class TimeoutCall<R> extends Scope {
 
   /** Starts watching the operation's `value`; returns the call's promise. */
   watch(value: R | PromiseLike<R>): Promise<R> {
-    if (this.aborted && !this.cooperative) this.fail(this.reason);
+    if (this.races()) this.fail(this.reason);
     if (this.settled) {
       // The abandoned value may still reject; nobody may see that as unhandled.
       Promise.resolve(value).then(undefined, noop);
@@ -149,7 +171,23 @@ class TimeoutCall<R> extends Scope {
   override abort(reason: unknown, byCaller: boolean, cooperative: boolean): void {
     super.abort(reason, byCaller, cooperative);
     // Before the constructor has finished there is nothing to settle yet (watch does it).
-    if (this.promise !== undefined && this.aborted && !this.cooperative) this.fail(this.reason);
+    if (this.promise !== undefined && this.races()) this.fail(this.reason);
+  }
+
+  /** Marks this call as the one watching the operation itself (no policy between them). */
+  guardsOperation(): void {
+    this.flags |= GUARDS_OPERATION;
+  }
+
+  /**
+   * Whether the abort ends the call now: the caller's cancellation and this
+   * timeout's own aggressive deadline do; an enclosing deadline reaches the
+   * layers inside, which settle (a fallback there may answer it), unless
+   * nothing but the operation is inside.
+   */
+  private races(): boolean {
+    if (!this.aborted || this.cooperative) return false;
+    return (this.flags & GUARDS_OPERATION) !== 0 || this.byCaller || this.expired;
   }
 
   private ok(value: R): void {
@@ -195,6 +233,7 @@ class TimeoutCall<R> extends Scope {
 function noop(): void {}
 
 const SETTLED = SCOPE_FREE_BIT;
+const GUARDS_OPERATION = SCOPE_FREE_BIT << 1;
 
 /**
  * Makes a {@link TimeoutPolicy}: `timeout(300)` or `timeout({ ms: 300, mode: 'cooperative' })`.

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { BrokenCircuitError, constant, ConfigError, policy, retry, timeout, TimeoutError, type PolicyEvent, type RetryBudget } from '../../lib/index.js';
 import { TestClock } from '../../lib/testing.js';
+import { deadlineTimerOf } from '../../lib/clock.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -206,11 +207,13 @@ describe('timeout: events and boundaries', () => {
     const clock = new TestClock(T0);
     const inner = timeout({ ms: 50, clock, name: 'inner' });
     const events = collect(inner);
-    // enclosing deadline exactly at inner's: inner adds nothing and reports nothing
+    // enclosing deadline exactly at inner's: inner arms nothing and reports only the call's outcome
     const run = policy({ clock }).use(inner).execute(() => new Promise(() => {}), { timeout: 50 }).catch((e) => e);
+    expect(deadlineTimerOf(clock).size).toBe(1);
     await clock.advance(50);
     expect(await run).toBeInstanceOf(TimeoutError);
-    expect(events).toEqual([]);
+    expect(events).toEqual([{ type: 'outcome', policy: 'inner', result: 'timeout', durationMs: 50, error: await run }]);
+    events.length = 0;
     // a later enclosing deadline: inner governs and reports
     const run2 = policy({ clock }).use(inner).execute(() => new Promise(() => {}), { timeout: 51 }).catch((e) => e);
     await clock.advance(51);

@@ -54,7 +54,7 @@ describe('fallback', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
-  it('answers an inner timeout but not its own enclosing deadline', async () => {
+  it("answers an inner timeout and the call's own deadline (its handler sees the aborted signal)", async () => {
     const clock = new TestClock(START);
     const inner = track(
       policy({ clock })
@@ -63,15 +63,17 @@ describe('fallback', () => {
         .execute(() => new Promise(() => {})),
       clock,
     );
+    let seen: unknown;
     const outer = track(
       policy({ clock })
-        .fallback(() => 'fb')
+        .fallback((error, ctx) => ((seen = [error, ctx.signal.aborted]), 'fb'))
         .execute(() => new Promise(() => {}), { timeout: 10 }),
       clock,
     );
     await clock.advance(10);
     expect(await inner.settled).toMatchObject({ ok: true, value: 'fb' });
-    expect(await rejection(outer)).toBeInstanceOf(TimeoutError);
+    expect(await outer.settled).toMatchObject({ ok: true, value: 'fb', at: START + 10 });
+    expect(seen).toEqual([expect.any(TimeoutError), true]);
   });
 });
 
