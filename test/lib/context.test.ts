@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { deadlineTimerOf } from '../../lib/clock.js';
 import { Context, runNext, Scope } from '../../lib/context.js';
 import { pipe } from '../../lib/pipe.js';
-import { RUN, type Policy } from '../../lib/policy.js';
-import { constant, fallback, retry, sreBreaker, timeout } from '../../lib/index.js';
-import { TimeoutError } from '../../lib/errors.js';
+import { RUN, type ExecutionContext, type Policy } from '../../lib/policy.js';
+import { circuitBreaker, constant, fallback, policy, retry, sreBreaker, timeout, type PolicyEvent } from '../../lib/index.js';
+import { ConfigError, TimeoutError } from '../../lib/errors.js';
 import { TestClock } from '../../lib/testing.js';
+import { deferred, rejection, track } from '../helpers/track.js';
 
 const START = 1_700_000_000_000;
 
@@ -88,5 +89,233 @@ describe('toContext: a context a user policy makes', () => {
     ac.abort(new Error('caller gone'));
     await check;
     expect(signal!.aborted).toBe(true);
+  });
+});
+
+describe('toContext: a user policy innermost, or one that builds its own context', () => {
+  /** A user policy that hands the rest of the chain a context of its own making. */
+  const userPolicy = (run: Policy<never>[typeof RUN]): Policy<never> => ({
+    name: 'user',
+    events$: EMPTY,
+    execute: () => Promise.reject(new Error('only in a pipeline')),
+    [RUN]: run,
+  });
+
+  it('innermost, a spread context still gives the operation a real signal and enforces the narrowed deadline', async () => {
+    const clock = new TestClock(START);
+    const narrowing = userPolicy((op, ctx, next) => runNext(op, { ...ctx, deadline: ctx.clock.now() + 40 }, next));
+    const p = pipe(narrowing, timeout({ ms: 60, clock }));
+    let seen: ExecutionContext | undefined;
+    const run = track(p.execute((ctx) => ((seen = ctx), new Promise<string>(() => {}))), clock);
+    await clock.advance(40);
+    expect(await rejection(run)).toBeInstanceOf(TimeoutError);
+    expect(seen!.signal).toBeInstanceOf(AbortSignal);
+    expect(seen!.signal.aborted).toBe(true);
+    expect(seen!.deadline).toBe(START + 40);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('cannot show the operation a deadline later than the enclosing one, spread or built by hand', async () => {
+    const clock = new TestClock(START);
+    const deadlines: (number | undefined)[] = [];
+    const later = userPolicy((op, ctx, next) => runNext(op, { ...ctx, deadline: ctx.clock.now() + 5_000 }, next));
+    const none = userPolicy((op, ctx, next) => runNext(op, { ...ctx, deadline: undefined }, next));
+    const byHand = userPolicy((op, ctx, next) =>
+      runNext(op, { signal: ctx.signal, deadline: undefined, attempt: ctx.attempt, key: ctx.key, meta: ctx.meta, clock: ctx.clock }, next),
+    );
+    for (const user of [later, none, byHand]) {
+      const run = track(pipe(user, timeout({ ms: 100, clock })).execute((ctx) => (deadlines.push(ctx.deadline), new Promise(() => {}))), clock);
+      await clock.advance(100);
+      expect(await rejection(run)).toBeInstanceOf(TimeoutError);
+    }
+    expect(deadlines).toEqual([START + 100, START + 200, START + 300]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a narrowed deadline leaves no timer behind once the call has settled early', async () => {
+    const clock = new TestClock(START);
+    const narrowing = userPolicy((op, ctx, next) => runNext(op, { ...ctx, deadline: ctx.clock.now() + 1_000 }, next));
+    await expect(pipe(retry({ maxAttempts: 1, clock }), narrowing).execute(() => 'ok')).resolves.toBe('ok');
+    expect(clock.pendingTimers).toBe(0);
+    expect(deadlineTimerOf(clock).size).toBe(0);
+  });
+});
+
+describe('runNext', () => {
+  it('does not start the operation once the caller has given up, even when a policy calls it late', async () => {
+    const clock = new TestClock(START);
+    const gate = deferred();
+    // a user policy that awaits something of its own before calling on
+    const slow: Policy<never> = {
+      name: 'slow',
+      events$: EMPTY,
+      execute: () => Promise.reject(new Error('only in a pipeline')),
+      [RUN]: async (op, ctx, next) => {
+        await gate.promise;
+        return runNext(op, ctx, next);
+      },
+    };
+    const ac = new AbortController();
+    let ran = 0;
+    const run = track(pipe(slow).execute(() => ++ran, { signal: ac.signal }), clock);
+    ac.abort(new Error('caller gone'));
+    gate.resolve();
+    expect(await rejection(run)).toMatchObject({ message: 'caller gone' });
+    await clock.advance(0);
+    expect(ran).toBe(0);
+  });
+});
+
+describe('executeWith: the options of one call', () => {
+  const clock = () => new TestClock(START);
+
+  it('a deadline already past, or timeout 0, rejects with a TimeoutError and runs nothing', async () => {
+    for (const options of [{ deadline: START - 1 }, { deadline: START }, { timeout: 0 }, { timeout: 0, deadline: START + 100 }]) {
+      const c = clock();
+      let ran = 0;
+      const events: PolicyEvent[] = [];
+      const p = policy({ clock: c }).retry({ maxAttempts: 3 }).fallback(() => 'fallback');
+      p.events$.subscribe((e) => events.push(e));
+      const error = await p.execute(() => ++ran, options).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, JSON.stringify(options)).toBeInstanceOf(TimeoutError);
+      expect(ran).toBe(0);
+      expect(events).toEqual([]);
+      expect(c.pendingTimers).toBe(0);
+    }
+  });
+
+  it('a bad timeout, deadline, signal, key or meta rejects with a ConfigError naming it (never a synchronous throw)', async () => {
+    const cases: [unknown, string][] = [
+      [{ timeout: -5 }, 'execute.timeout'],
+      [{ timeout: '100' }, 'execute.timeout'],
+      [{ timeout: Number.NaN }, 'execute.timeout'],
+      [{ timeout: Infinity }, 'execute.timeout'],
+      [{ deadline: -1 }, 'execute.deadline'],
+      [{ deadline: '2026-01-01' }, 'execute.deadline'],
+      [{ deadline: Infinity }, 'execute.deadline'],
+      [{ deadline: Number.NaN }, 'execute.deadline'],
+      [{ signal: {} }, 'execute.signal'],
+      [{ key: 42 }, 'execute.key'],
+      [{ meta: 'tenant' }, 'execute.meta'],
+      [null, 'execute'],
+      ['fast', 'execute'],
+    ];
+    for (const [options, path] of cases) {
+      let ran = 0;
+      let result: Promise<unknown> | undefined;
+      expect(() => (result = timeout({ ms: 100, clock: clock() }).execute(() => ++ran, options as never))).not.toThrow();
+      const error = await result!.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, JSON.stringify(options)).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).issues.map((i) => i.path), JSON.stringify(options)).toEqual([path]);
+      expect(ran).toBe(0);
+    }
+  });
+
+  it('with both a deadline and a timeout, the nearer governs', async () => {
+    for (const [options, expected] of [
+      [{ deadline: START + 100, timeout: 500 }, START + 100],
+      [{ deadline: START + 500, timeout: 100 }, START + 100],
+    ] as const) {
+      const c = clock();
+      let deadline: number | undefined;
+      const run = track(policy({ clock: c }).retry({ maxAttempts: 1 }).execute((ctx) => ((deadline = ctx.deadline), new Promise(() => {})), options), c);
+      await c.advance(99);
+      expect(run.now).toBeUndefined();
+      await c.advance(1);
+      expect(await rejection(run)).toBeInstanceOf(TimeoutError);
+      expect(deadline).toBe(expected);
+    }
+  });
+});
+
+describe('a caller signal that aborts with a timeout reason (AbortSignal.timeout)', () => {
+  /** What `AbortSignal.timeout(ms)` aborts with when it fires. */
+  const timedOut = () => new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+
+  it('rejects with a breakwater TimeoutError whose cause is the reason', async () => {
+    const c = new TestClock(START);
+    const ac = new AbortController();
+    const run = track(policy({ clock: c }).retry({ maxAttempts: 3 }).execute(() => new Promise(() => {}), { signal: ac.signal }), c);
+    const reason = timedOut();
+    ac.abort(reason);
+    const error = await rejection(run);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).cause).toBe(reason);
+    // already aborted before the call: the same, and nothing runs
+    let ran = 0;
+    const before = await policy({ clock: c }).retry().execute(() => ++ran, { signal: AbortSignal.abort(reason) }).catch((e: unknown) => e);
+    expect(before).toBeInstanceOf(TimeoutError);
+    expect((before as Error).cause).toBe(reason);
+    expect(ran).toBe(0);
+  });
+
+  it('counts as a timeout failure in a breaker, ends retrying with reason deadline, and a fallback answers it', async () => {
+    const c = new TestClock(START);
+    const breaker = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, clock: c });
+    const r = retry({ maxAttempts: 3, backoff: constant(10), clock: c });
+    const events: PolicyEvent[] = [];
+    const p = pipe(r, breaker, fallback((error, ctx) => (ctx.signal.aborted && error instanceof TimeoutError ? 'answered' : 'wrong')));
+    p.events$.subscribe((e) => events.push(e));
+    const ac = new AbortController();
+    const run = track(p.execute(() => new Promise(() => {}), { signal: ac.signal }), c);
+    await c.advance(5);
+    ac.abort(timedOut());
+    expect(await run.settled).toMatchObject({ ok: true, value: 'answered' });
+    expect(breaker.state).toBe('open');
+    expect(events.filter((e) => e.type === 'giveUp')).toMatchObject([{ reason: 'deadline', attempts: 1 }]);
+    expect(events.find((e) => e.type === 'outcome' && e.policy === breaker.name)).toMatchObject({ result: 'timeout' });
+  });
+
+  it("any other reason stays the caller's own cancellation: nothing recorded, nothing answered", async () => {
+    const c = new TestClock(START);
+    const breaker = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, clock: c });
+    const p = pipe(breaker, fallback(() => 'answered'));
+    const ac = new AbortController();
+    const run = track(p.execute(() => new Promise(() => {}), { signal: ac.signal }), c);
+    ac.abort(new DOMException('shutting down', 'AbortError'));
+    expect(await rejection(run)).toMatchObject({ name: 'AbortError' });
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('ctx.deadline is not derived from such a signal', async () => {
+    const c = new TestClock(START);
+    let deadline: number | undefined = 0;
+    await policy({ clock: c }).retry().execute((ctx) => ((deadline = ctx.deadline), 1), { signal: new AbortController().signal });
+    expect(deadline).toBeUndefined();
+  });
+});
+
+describe('a caller signal shared by many calls', () => {
+  it('gets at most one listener from breakwater however many calls share it, and none once they settle', async () => {
+    const c = new TestClock(START);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const shutdown = new AbortController();
+      const p = policy({ clock: c }).timeout(1_000).retry({ maxAttempts: 2 });
+      const gates = Array.from({ length: 500 }, () => deferred<number>());
+      const runs = gates.map((g) => p.execute(() => g.promise, { signal: shutdown.signal, timeout: 5_000 }));
+      expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
+      gates.forEach((g, i) => g.resolve(i));
+      expect(await Promise.all(runs)).toEqual(gates.map((_, i) => i));
+      expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+      // and all of them still hear it when it aborts
+      const hanging = Array.from({ length: 50 }, () => track(p.execute(() => new Promise(() => {}), { signal: shutdown.signal }), c));
+      expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(1);
+      shutdown.abort(new Error('shutdown'));
+      for (const h of hanging) expect(await rejection(h)).toMatchObject({ message: 'shutdown' });
+      expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -78,6 +78,27 @@ describe('fallback', () => {
 });
 
 describe('fallbackChain', () => {
+  it("keeps trying handlers after a deadline has passed, but none after the caller's own cancellation", async () => {
+    const clock = new TestClock(START);
+    const tried: number[] = [];
+    const chain = () =>
+      fallbackChain(
+        (_e, ctx) => (tried.push(1), Promise.reject(ctx.signal.reason)),
+        () => (tried.push(2), 'second'),
+      );
+    const deadline = new AbortController();
+    const byDeadline = track(policy({ clock }).use(chain()).execute(() => new Promise(() => {}), { signal: deadline.signal }), clock);
+    deadline.abort(new DOMException('timed out', 'TimeoutError'));
+    expect(await byDeadline.settled).toMatchObject({ ok: true, value: 'second' });
+    expect(tried).toEqual([1, 2]);
+    tried.length = 0;
+    const caller = new AbortController();
+    const byCaller = track(policy({ clock }).use(chain()).execute(() => new Promise(() => {}), { signal: caller.signal }), clock);
+    caller.abort(new Error('client went away'));
+    expect(await rejection(byCaller)).toMatchObject({ message: 'client went away' });
+    expect(tried).toEqual([]);
+  });
+
   it('tries handlers in order until one answers', async () => {
     const order: number[] = [];
     const chain = fallbackChain(

@@ -177,4 +177,51 @@ describe('timeout', () => {
     expect(() => timeout({ ms: 10, mod: 'x' } as never)).toThrow(/mod: unknown option/);
     expect(() => timeout({ ms: 10, mode: 'eager' } as never)).toThrow(/mode/);
   });
+
+  it('an aggressive timeout inside an earlier cooperative deadline still ends a call whose operation ignores its signal', async () => {
+    const clock = new TestClock(START);
+    const run = track(policy({ clock }).timeout(200).timeout({ ms: 100, mode: 'cooperative' }).execute(never), clock);
+    await clock.advance(100);
+    expect(run.now).toBeUndefined();
+    await clock.advance(100);
+    const error = await rejection(run);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(run.now!.at).toBe(START + 200);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('per-attempt aggressive timeouts under a cooperative total: every attempt ends, then retry gives up at the total', async () => {
+    const clock = new TestClock(START);
+    const p = policy({ clock }).timeout(1_000).retry({ maxAttempts: 3 }).timeout({ ms: 1_500, mode: 'cooperative' });
+    const events: PolicyEvent[] = [];
+    p.events$.subscribe((e) => events.push(e));
+    let attempts = 0;
+    const run = track(p.execute(() => (attempts++, never())), clock);
+    await clock.advance(1_000);
+    expect(attempts).toBe(1);
+    await clock.runAll();
+    expect(await rejection(run)).toBeInstanceOf(TimeoutError);
+    expect(attempts).toBe(2);
+    // the second attempt ended at its own bound, a second after it started, and nothing is left armed
+    expect(run.now!.at).toBeGreaterThan(START + 1_500);
+    expect(run.now!.at).toBeLessThanOrEqual(START + 2_000 + 1_000);
+    expect(events.filter((e) => e.type === 'giveUp')).toMatchObject([{ reason: 'deadline', attempts: 2 }]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('reports one outcome per call when an earlier enclosing deadline governs (and no timeout event of its own)', async () => {
+    const clock = new TestClock(START);
+    const inner = timeout({ ms: 100, clock, name: 'inner' });
+    const events: PolicyEvent[] = [];
+    inner.events$.subscribe((e) => events.push(e));
+    const ok = await policy({ clock }).use(inner).timeout(50).execute(() => 'ok');
+    expect(ok).toBe('ok');
+    const run = track(policy({ clock }).use(inner).timeout(50).execute(never), clock);
+    await clock.advance(50);
+    expect(await rejection(run)).toBeInstanceOf(TimeoutError);
+    expect(events.map((e) => [e.type, (e as OutcomeEvent).result, (e as OutcomeEvent).durationMs])).toEqual([
+      ['outcome', 'success', 0],
+      ['outcome', 'timeout', 50],
+    ]);
+  });
 });

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DeadlineTimer, deadlineTimerOf, isClock, systemClock } from '../../lib/clock.js';
+import { circuitBreaker, retry, timeout, TimeoutError } from '../../lib/index.js';
+import { TestClock } from '../../lib/testing.js';
+
+describe('systemClock under fake timers', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('reads the time when asked, so installed fake timers move it', () => {
+    vi.useFakeTimers({ now: 1_000 });
+    expect(systemClock.now()).toBe(1_000);
+    vi.advanceTimersByTime(250);
+    expect(systemClock.now()).toBe(1_250);
+  });
+
+  it('timeout(1000) with no clock option rejects after tick(1001), not before', async () => {
+    vi.useFakeTimers();
+    const t = timeout(1_000);
+    let settled: unknown;
+    const run = t.execute(() => new Promise(() => {})).catch((e: unknown) => (settled = e));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(settled).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(2);
+    await run;
+    expect(settled).toBeInstanceOf(TimeoutError);
+  });
+
+  it('an open breaker on the default clock half-opens once fake time passes its open period', async () => {
+    vi.useFakeTimers();
+    const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 5_000 });
+    await b.execute(() => Promise.reject(new Error('down'))).catch(() => undefined);
+    expect(b.state).toBe('open');
+    vi.advanceTimersByTime(5_001);
+    await expect(b.execute(() => 'probe')).resolves.toBe('probe');
+    expect(b.state).toBe('closed');
+  });
+
+  it('retry backoff sleeps run on fake timers', async () => {
+    vi.useFakeTimers();
+    let attempts = 0;
+    const run = retry({ maxAttempts: 2 }).execute(() => (++attempts === 1 ? Promise.reject(new Error('once')) : 'ok'));
+    await vi.runAllTimersAsync();
+    await expect(run).resolves.toBe('ok');
+    expect(attempts).toBe(2);
+  });
+
+  it('the shared deadline timer re-arms on the fake timers when it was armed before they were installed', async () => {
+    // armed on real timers, far in the future
+    const first = timeout(60_000).execute(() => new Promise(() => {})).catch(() => undefined);
+    vi.useFakeTimers();
+    const t = timeout(1_000);
+    let settled: unknown;
+    const run = t.execute(() => new Promise(() => {})).catch((e: unknown) => (settled = e));
+    // its deadline is after the real timer's? no matter: the heap's earliest decides, on the fake timers now
+    await vi.advanceTimersByTimeAsync(1_001);
+    await run;
+    expect(settled).toBeInstanceOf(TimeoutError);
+    await vi.advanceTimersByTimeAsync(60_000);
+    await first;
+    vi.useRealTimers();
+  });
+
+  it('two fake-timer sessions in a row: a deadline of the second is not lost on a timer of the first', async () => {
+    vi.useFakeTimers({ now: 0 });
+    void timeout(100_000).execute(() => new Promise(() => {})).catch(() => undefined);
+    vi.useRealTimers();
+    vi.useFakeTimers({ now: 0 });
+    let settled: unknown;
+    const run = timeout(200_000).execute(() => new Promise(() => {})).catch((e: unknown) => (settled = e));
+    await vi.advanceTimersByTimeAsync(200_001);
+    await run;
+    expect(settled).toBeInstanceOf(TimeoutError);
+  });
+});
+
+describe('isClock', () => {
+  it('accepts an object with now, setTimeout and clearTimeout, nothing else', () => {
+    expect(isClock(systemClock)).toBe(true);
+    expect(isClock(new TestClock(0))).toBe(true);
+    expect(isClock({ now: () => 0, setTimeout: () => 0 })).toBe(false);
+    expect(isClock(null)).toBe(false);
+    expect(isClock(() => 0)).toBe(false);
+  });
+});
+
+describe('DeadlineTimer', () => {
+  const entry = (at: number, log: number[]) => ({ at, heapIndex: -1, expire: () => log.push(at) });
+
+  it('expires entries in deadline order on one armed timer, ties and removals included', async () => {
+    const clock = new TestClock(0);
+    const timer = new DeadlineTimer(clock);
+    const log: number[] = [];
+    const es = [50, 10, 30, 10, 40, 20].map((at) => entry(at, log));
+    for (const e of es) timer.add(e);
+    expect(clock.pendingTimers).toBe(1);
+    timer.remove(es[2]!);
+    timer.remove(es[2]!);
+    expect(timer.size).toBe(5);
+    await clock.advance(10);
+    expect(log).toEqual([10, 10]);
+    await clock.runAll();
+    expect(log).toEqual([10, 10, 20, 40, 50]);
+    expect(timer.size).toBe(0);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('when emptied early, its timer no longer counts as pending, and it comes back for a new entry', async () => {
+    const clock = new TestClock(0);
+    const timer = deadlineTimerOf(clock);
+    expect(deadlineTimerOf(clock)).toBe(timer);
+    const log: number[] = [];
+    const a = entry(100, log);
+    timer.add(a);
+    timer.remove(a);
+    expect(clock.pendingTimers).toBe(0);
+    timer.add(entry(200, log));
+    expect(clock.pendingTimers).toBe(1);
+    await clock.advance(200);
+    expect(log).toEqual([200]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
