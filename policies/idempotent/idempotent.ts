@@ -1,7 +1,14 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext, toContext } from '../../lib/context.js';
-import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, isShedRejection, isTimeoutError } from '../../lib/errors.js';
+import {
+  ConfigError,
+  IdempotencyInProgressError,
+  IdempotencyKeyMissingError,
+  IdempotencyResultNotStorableError,
+  isShedRejection,
+  isTimeoutError,
+} from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
@@ -106,6 +113,7 @@ export class IdempotentPolicy implements Policy<never> {
         if (this.events.observed) this.events.emit({ type: 'served', policy: this.name, key: f.key });
         return this.codec.decode(claim.value) as R;
       }
+      if (claim.state === 'notStorable') throw new IdempotencyResultNotStorableError(this.name, f.key);
       if (claim.state === 'claimed') {
         if (this.events.observed) {
           this.events.emit({ type: claim.takeover ? 'takeover' : 'claimed', policy: this.name, key: f.key, token: claim.token });

@@ -49,6 +49,22 @@ describeRedis('redisStore', () => {
     await expect(store.extend('k', '1', 5_000)).resolves.toBe(false);
   });
 
+  it('records a run whose result was not storable: claims answer notStorable, fenced, kept ttlMs by Redis', async () => {
+    const store = redisStore(db.redis, { prefix: 't7:' });
+    await store.claim('k', 10_000, 60_000);
+    await expect(store.completeNotStorable('k', '2', 30_000)).resolves.toBe(false);
+    await expect(store.completeNotStorable('k', '1', 30_000)).resolves.toBe(true);
+    expect(await db.redis.hget('t7:k', 's')).toBe('n');
+    expect(await db.redis.pttl('t7:k')).toBeGreaterThan(29_000);
+    await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'notStorable' });
+    // the claim above left the record as it was: same fence
+    expect(await db.redis.hget('t7:k', 'tok')).toBe('1');
+    await expect(store.complete('k', '1', '"late"', 60_000)).resolves.toBe(false);
+    await expect(store.release('k', '1', 60_000)).resolves.toBe(false);
+    await expect(store.extend('k', '1', 60_000)).resolves.toBe(false);
+    await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'notStorable' });
+  });
+
   it('keeps TTLs in Redis: a stored result lapses after ttlMs', async () => {
     const store = redisStore(db.redis, { prefix: 't4:' });
     const p = idempotent({ store, ttlMs: 150 });

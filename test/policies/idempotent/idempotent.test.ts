@@ -267,7 +267,7 @@ describe('idempotent', () => {
   });
 
   it("renewLease needs a store with extend()", () => {
-    const store = { claim: () => Promise.reject(), complete: () => Promise.reject(), release: () => Promise.reject() };
+    const store = { claim: () => Promise.reject(), complete: () => Promise.reject(), completeNotStorable: () => Promise.reject(), release: () => Promise.reject() };
     expect(() => idempotent({ store, renewLease: true })).toThrow(/renewLease/);
   });
 
@@ -330,11 +330,13 @@ describe('idempotent', () => {
     const hanging: IdempotencyStore = {
       claim: () => new Promise(() => {}),
       complete: () => new Promise(() => {}),
+      completeNotStorable: () => new Promise(() => {}),
       release: () => new Promise(() => {}),
     };
     const failing: IdempotencyStore = {
       claim: () => Promise.reject(new Error('ECONNREFUSED')),
       complete: () => Promise.reject(new Error('ECONNREFUSED')),
+      completeNotStorable: () => Promise.reject(new Error('ECONNREFUSED')),
       release: () => Promise.reject(new Error('ECONNREFUSED')),
     };
 
@@ -396,6 +398,8 @@ describe('idempotent', () => {
       [{ leaseMs: NaN }, 'leaseMs'],
       [{ onInProgress: 'queue' }, 'onInProgress'],
       [{ store: {} }, 'store'],
+      // it could not record a run whose result the codec cannot keep
+      [{ store: { claim: () => {}, complete: () => {}, release: () => {} } }, 'store'],
       [{ codec: { encode: JSON.stringify } }, 'codec'],
       [{ storeTimeoutMs: Infinity }, 'storeTimeoutMs'],
       [{ failOpen: 'yes' }, 'failOpen'],
