@@ -71,6 +71,7 @@ export type {
   ServedEvent,
   ClaimedEvent,
   TakeoverEvent,
+  NotStorableEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
