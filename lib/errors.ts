@@ -9,6 +9,7 @@ export type ResilienceErrorCode =
   | 'OVERLOADED'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'IDEMPOTENCY_KEY_MISSING'
+  | 'IDEMPOTENCY_RESULT_NOT_STORABLE'
   | 'STORE_UNAVAILABLE'
   | 'INVALID_CONFIG';
 
@@ -106,6 +107,22 @@ export class IdempotencyKeyMissingError extends ResilienceError {
   }
 }
 
+/**
+ * The key's operation already ran, but its result does not survive the
+ * codec's round trip, so there is no result to serve; it is not run again
+ * until the record expires after `ttlMs` (`IDEMPOTENCY_RESULT_NOT_STORABLE`).
+ */
+export class IdempotencyResultNotStorableError extends ResilienceError {
+  readonly code = 'IDEMPOTENCY_RESULT_NOT_STORABLE' as const;
+  override readonly name = 'IdempotencyResultNotStorableError';
+  /** The key whose operation ran. */
+  readonly key: string;
+  constructor(policy: string, key: string) {
+    super(`operation for key "${key}" already ran, but its result could not be stored: it is not run again while the record is kept (${policy})`, policy);
+    this.key = key;
+  }
+}
+
 /** A store (Redis or another) could not be reached in time (`STORE_UNAVAILABLE`). */
 export class StoreUnavailableError extends ResilienceError {
   readonly code = 'STORE_UNAVAILABLE' as const;
@@ -159,6 +176,9 @@ export const isIdempotencyInProgressError = (value: unknown): value is Idempoten
 /** True for an {@link IdempotencyKeyMissingError}. */
 export const isIdempotencyKeyMissingError = (value: unknown): value is IdempotencyKeyMissingError =>
   hasCode(value, 'IDEMPOTENCY_KEY_MISSING');
+/** True for an {@link IdempotencyResultNotStorableError}. */
+export const isIdempotencyResultNotStorableError = (value: unknown): value is IdempotencyResultNotStorableError =>
+  hasCode(value, 'IDEMPOTENCY_RESULT_NOT_STORABLE');
 /** True for a {@link StoreUnavailableError}. */
 export const isStoreUnavailableError = (value: unknown): value is StoreUnavailableError => hasCode(value, 'STORE_UNAVAILABLE');
 /** True for a {@link ConfigError}. */
@@ -166,8 +186,9 @@ export const isConfigError = (value: unknown): value is ConfigError => hasCode(v
 
 /**
  * True for breakwater's own load-shedding rejections (open breaker, rate
- * limit, full bulkhead, overload, idempotency in progress): never retried, never a
- * success or failure for a breaker (spec rule 6); fallbacks do answer them.
+ * limit, full bulkhead, overload, idempotency in progress, a key whose run
+ * left no storable result): never retried, never a success or failure for a
+ * breaker (spec rule 6); fallbacks do answer them.
  */
 export function isShedRejection(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -177,6 +198,7 @@ export function isShedRejection(value: unknown): boolean {
     code === 'RATE_LIMITED' ||
     code === 'BULKHEAD_FULL' ||
     code === 'OVERLOADED' ||
-    code === 'IDEMPOTENCY_IN_PROGRESS'
+    code === 'IDEMPOTENCY_IN_PROGRESS' ||
+    code === 'IDEMPOTENCY_RESULT_NOT_STORABLE'
   );
 }

@@ -264,6 +264,19 @@ export interface TakeoverEvent extends EventBase {
   readonly token: string;
 }
 
+/**
+ * An idempotent run succeeded but its result does not survive the codec's
+ * round trip: its callers got the result, the record says "ran, result not
+ * storable" for `ttlMs`, and later callers of the key get
+ * `IdempotencyResultNotStorableError` without running anything.
+ */
+export interface NotStorableEvent extends EventBase {
+  readonly type: 'notStorable';
+  readonly key: string;
+  /** Why it could not be stored: the round trip's `TypeError`, or what the codec threw. */
+  readonly error: unknown;
+}
+
 /** A write-behind writer queued a write it could not deliver now. */
 export interface WriteQueuedEvent extends EventBase {
   readonly type: 'writeQueued';
@@ -310,6 +323,7 @@ export type PolicyEvent =
   | ServedEvent
   | ClaimedEvent
   | TakeoverEvent
+  | NotStorableEvent
   | WriteQueuedEvent
   | ReplayedEvent;
 

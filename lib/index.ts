@@ -16,6 +16,7 @@ export {
   OverloadedError,
   IdempotencyInProgressError,
   IdempotencyKeyMissingError,
+  IdempotencyResultNotStorableError,
   StoreUnavailableError,
   ConfigError,
   isResilienceError,
@@ -26,6 +27,7 @@ export {
   isOverloadedError,
   isIdempotencyInProgressError,
   isIdempotencyKeyMissingError,
+  isIdempotencyResultNotStorableError,
   isStoreUnavailableError,
   isConfigError,
   type ConfigIssue,
@@ -69,6 +71,7 @@ export type {
   ServedEvent,
   ClaimedEvent,
   TakeoverEvent,
+  NotStorableEvent,
 } from './events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';

@@ -7,7 +7,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /**
  * Claim KEYS[1] for ARGV[1] ms (record TTL ARGV[2] ms). Replies
- * {'s', value} (stored result), {'p', ms left on the lease}, or
+ * {'s', value} (stored result), {'n'} (the operation ran, its result was not
+ * storable), {'p', ms left on the lease}, or
  * {'c', token, takeover '1' | '0'} (claimed; the token is the record's
  * fence counter plus one, so tokens of a key only grow).
  */
@@ -15,6 +16,7 @@ export const CLAIM = `${NOW_MS}
 local r = redis.call('HMGET', KEYS[1], 's', 'tok', 'lease', 'v')
 local state = r[1]
 if state == 's' then return {'s', r[4] or ''} end
+if state == 'n' then return {'n'} end
 local lease = tonumber(r[3])
 if state == 'p' and lease ~= nil and lease > now then
   return {'p', string.format('%.0f', lease - now)}
@@ -28,8 +30,9 @@ return {'c', tok, '0'}`;
 
 /**
  * Settle KEYS[1] if it is still pending under token ARGV[1] (the fence):
- * ARGV[2] 's' with value ARGV[3], or 'f'; keep it ARGV[4] ms. Replies 1, or
- * 0 when the claim was taken over meanwhile.
+ * ARGV[2] 's' with value ARGV[3], 'n' (ran, result not storable) or 'f';
+ * keep it ARGV[4] ms. Replies 1, or 0 when the claim was taken over
+ * meanwhile.
  */
 export const SETTLE = `local r = redis.call('HMGET', KEYS[1], 's', 'tok')
 if r[1] ~= 'p' or r[2] ~= ARGV[1] then return 0 end

@@ -37,9 +37,10 @@ export const RedisStoreOptionsSchema = z
 export type RedisStoreOptions = z.input<typeof RedisStoreOptionsSchema>;
 
 /**
- * An {@link IdempotencyStore} on Redis: one hash per key (`s` state,
- * `tok` fence, `lease`, `v` value), claimed and settled by Lua scripts so
- * each step is atomic, with times and TTLs kept by Redis itself.
+ * An {@link IdempotencyStore} on Redis: one hash per key (`s` state, one of
+ * `p` pending, `s` success, `n` not storable, `f` failed; `tok` fence,
+ * `lease`, `v` value), claimed and settled by Lua scripts so each step is
+ * atomic, with times and TTLs kept by Redis itself.
  */
 export class RedisStore implements IdempotencyStore {
   readonly prefix: string;
@@ -61,12 +62,17 @@ export class RedisStore implements IdempotencyStore {
     const ttl = Math.ceil(Math.max(ttlMs, leaseMs));
     const reply = (await this.run('claim', claimScript, key, [Math.ceil(leaseMs), ttl])) as string[];
     if (reply[0] === 's') return { state: 'success', value: String(reply[1]) };
+    if (reply[0] === 'n') return { state: 'notStorable' };
     if (reply[0] === 'p') return { state: 'pending', retryInMs: Number(reply[1]) };
     return { state: 'claimed', token: String(reply[1]), takeover: reply[2] === '1' };
   }
 
   async complete(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
     return (await this.run('complete', settleScript, key, [token, 's', value, Math.ceil(ttlMs)])) === 1;
+  }
+
+  async completeNotStorable(key: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.run('complete', settleScript, key, [token, 'n', '', Math.ceil(ttlMs)])) === 1;
   }
 
   async release(key: string, token: string, ttlMs: number): Promise<boolean> {

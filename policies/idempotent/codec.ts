@@ -3,7 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 /**
  * Turns results into the text a store keeps, and back. A result must
  * survive the round trip unchanged (deep strict equality, prototypes
- * included), or storing it is an error.
+ * included) to be stored; one that does not is never silently changed: its
+ * callers get it as it was, and the key is recorded as run with no result.
  *
  * @example
  * ```ts

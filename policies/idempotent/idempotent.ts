@@ -1,7 +1,14 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext, toContext } from '../../lib/context.js';
-import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, isShedRejection, isTimeoutError } from '../../lib/errors.js';
+import {
+  ConfigError,
+  IdempotencyInProgressError,
+  IdempotencyKeyMissingError,
+  IdempotencyResultNotStorableError,
+  isShedRejection,
+  isTimeoutError,
+} from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
@@ -22,7 +29,9 @@ import { boundedStoreCall } from './store-call.js';
  * fencing token, a stored result is served without running the operation,
  * another process's live claim is waited on (or rejected), a dead claimant's
  * lease expires and is taken over once. Failures are never stored: the
- * callers of a failed run get its error and the next caller runs again.
+ * callers of a failed run get its error and the next caller runs again. A
+ * success the codec cannot keep is still a run: its callers get the result,
+ * and later callers get `IdempotencyResultNotStorableError` for `ttlMs`.
  *
  * @example
  * ```ts
@@ -106,6 +115,7 @@ export class IdempotentPolicy implements Policy<never> {
         if (this.events.observed) this.events.emit({ type: 'served', policy: this.name, key: f.key });
         return this.codec.decode(claim.value) as R;
       }
+      if (claim.state === 'notStorable') throw new IdempotencyResultNotStorableError(this.name, f.key);
       if (claim.state === 'claimed') {
         if (this.events.observed) {
           this.events.emit({ type: claim.takeover ? 'takeover' : 'claimed', policy: this.name, key: f.key, token: claim.token });
@@ -161,15 +171,18 @@ export class IdempotentPolicy implements Policy<never> {
       this.release(f, token);
       return value;
     }
+    // The operation has run: its result is the callers' even if the store
+    // misses the write (the claim then lapses after leaseMs), and even if the
+    // codec cannot keep it. Its effect happened either way, so the key is
+    // never released to run again: it is recorded as run, with no result.
     let text: string;
     try {
       text = encodeChecked(this.codec, value, f.key);
     } catch (error) {
-      this.release(f, token);
-      throw error;
+      if (this.events.observed) this.events.emit({ type: 'notStorable', policy: this.name, key: f.key, error });
+      await this.storeCall('complete', () => this.store.completeNotStorable(f.key, token, this.o.ttlMs)).catch(noop);
+      return value;
     }
-    // The operation has run: its result is the callers' even if the store
-    // misses the write (the claim then lapses after leaseMs).
     await this.storeCall('complete', () => this.store.complete(f.key, token, text, this.o.ttlMs)).catch(noop);
     return value;
   }

@@ -4,7 +4,7 @@ import { clockSchema, parseOptions } from '../../lib/options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
 
 interface MemoryRecord {
-  state: 'pending' | 'success' | 'failed';
+  state: 'pending' | 'success' | 'notStorable' | 'failed';
   token: string;
   leaseUntil: number;
   value: string;
@@ -34,6 +34,7 @@ export class MemoryStore implements IdempotencyStore {
     if (++this.claimsSinceSweep > this.records.size) this.sweep(now);
     const rec = this.live(key, now);
     if (rec?.state === 'success') return Promise.resolve({ state: 'success', value: rec.value });
+    if (rec?.state === 'notStorable') return Promise.resolve({ state: 'notStorable' });
     if (rec?.state === 'pending' && rec.leaseUntil > now) return Promise.resolve({ state: 'pending', retryInMs: rec.leaseUntil - now });
     const token = String(++this.seq);
     this.records.set(key, { state: 'pending', token, leaseUntil: now + leaseMs, value: '', expiresAt: now + Math.max(ttlMs, leaseMs) });
@@ -42,6 +43,10 @@ export class MemoryStore implements IdempotencyStore {
 
   complete(key: string, token: string, value: string, ttlMs: number): Promise<boolean> {
     return Promise.resolve(this.settle(key, token, 'success', value, ttlMs));
+  }
+
+  completeNotStorable(key: string, token: string, ttlMs: number): Promise<boolean> {
+    return Promise.resolve(this.settle(key, token, 'notStorable', '', ttlMs));
   }
 
   release(key: string, token: string, ttlMs: number): Promise<boolean> {
@@ -57,7 +62,7 @@ export class MemoryStore implements IdempotencyStore {
     return Promise.resolve(true);
   }
 
-  private settle(key: string, token: string, state: 'success' | 'failed', value: string, ttlMs: number): boolean {
+  private settle(key: string, token: string, state: 'success' | 'notStorable' | 'failed', value: string, ttlMs: number): boolean {
     const now = this.clock.now();
     const rec = this.live(key, now);
     if (rec === undefined || rec.state !== 'pending' || rec.token !== token) return false;

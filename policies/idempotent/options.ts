@@ -11,13 +11,13 @@ export const IdempotentOptionsSchema = z
      * Where records live: `memoryStore()` in this process, `redisStore(redis)` from `breakwater/redis` across processes.
      * @defaultValue a `memoryStore` on the policy's clock
      */
-    store: z.custom<IdempotencyStore>(isIdempotencyStore, { message: 'expected an IdempotencyStore (claim, complete, release)' }).optional(),
+    store: z.custom<IdempotencyStore>(isIdempotencyStore, { message: 'expected an IdempotencyStore (claim, complete, completeNotStorable, release)' }).optional(),
     /**
      * Derives the key when the caller passes none in `execute(op, { key })`.
      * @defaultValue none: `ctx.key` is required
      */
     key: fnSchema<(ctx: ExecutionContext) => string | undefined>().optional(),
-    /** How long a stored result (and a failed record) is kept. @defaultValue 86,400,000 (24 h) */
+    /** How long a stored result (and a failed or not-storable record) is kept. @defaultValue 86,400,000 (24 h) */
     ttlMs: positiveMs.default(86_400_000),
     /**
      * How long a claim holds its key before another caller may take it over (a claimant that died).

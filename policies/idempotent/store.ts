@@ -1,18 +1,22 @@
 /**
  * What a store answers to a claim: the key is now ours (`claimed`, with its
  * fencing token; `takeover` when a dead claimant's lease had expired), it
- * already has a stored result (`success`), or someone else holds a live lease
- * (`pending`, for `retryInMs` more at most).
+ * already has a stored result (`success`), its operation ran but left a
+ * result the codec cannot keep (`notStorable`: nothing to serve, nothing to
+ * run), or someone else holds a live lease (`pending`, for `retryInMs` more
+ * at most).
  */
 export type ClaimResult =
   | { readonly state: 'claimed'; readonly token: string; readonly takeover: boolean }
   | { readonly state: 'success'; readonly value: string }
+  | { readonly state: 'notStorable' }
   | { readonly state: 'pending'; readonly retryInMs: number };
 
 /**
  * Where the idempotent executor keeps one record per key (seed 002 §4.4):
- * `pending` (with a lease), `success` (the encoded result, kept `ttlMs`) or
- * `failed`. Every method must be atomic per key: `memoryStore()` is, and
+ * `pending` (with a lease), `success` (the encoded result, kept `ttlMs`),
+ * `notStorable` (the operation ran, its result could not be encoded; kept
+ * `ttlMs`) or `failed`. Every method must be atomic per key: `memoryStore()` is, and
  * `redisStore()` (from `breakwater/redis`) does each in one Lua script.
  *
  * @example
@@ -29,6 +33,11 @@ export interface IdempotencyStore {
   claim(key: string, leaseMs: number, ttlMs: number): Promise<ClaimResult>;
   /** Stores `value` as the key's result, kept `ttlMs`, if the record is still `pending` under `token` (compare-and-set); false otherwise. */
   complete(key: string, token: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Marks the key `notStorable`, kept `ttlMs`, if the record is still `pending` under `token`: the operation
+   * ran, so it must not run again, but there is no result to serve. False otherwise.
+   */
+  completeNotStorable(key: string, token: string, ttlMs: number): Promise<boolean>;
   /** Marks the key `failed` (claimable again) if the record is still `pending` under `token`; false otherwise. */
   release(key: string, token: string, ttlMs: number): Promise<boolean>;
   /** Extends a `pending` claim held under `token` to `leaseMs` from now; false when it is no longer ours. Needed for `renewLease`. */
@@ -43,6 +52,7 @@ export function isIdempotencyStore(value: unknown): value is IdempotencyStore {
     value !== null &&
     typeof s.claim === 'function' &&
     typeof s.complete === 'function' &&
+    typeof s.completeNotStorable === 'function' &&
     typeof s.release === 'function'
   );
 }

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { ConfigError, idempotent, type PolicyEvent } from '../../../lib/index.js';
+import { ConfigError, idempotent, IdempotencyResultNotStorableError, type PolicyEvent } from '../../../lib/index.js';
 import { redisStore } from '../../../lib/redis/index.js';
 import { describeRedis, useRedis } from '../../helpers/redis.js';
 
@@ -47,6 +47,47 @@ describeRedis('redisStore', () => {
     expect(await db.redis.pttl('t6:k')).toBeGreaterThan(4_000);
     await store.complete('k', '1', '1', 60_000);
     await expect(store.extend('k', '1', 5_000)).resolves.toBe(false);
+  });
+
+  it('records a run whose result was not storable: claims answer notStorable, fenced, kept ttlMs by Redis', async () => {
+    const store = redisStore(db.redis, { prefix: 't7:' });
+    await store.claim('k', 10_000, 60_000);
+    await expect(store.completeNotStorable('k', '2', 30_000)).resolves.toBe(false);
+    await expect(store.completeNotStorable('k', '1', 30_000)).resolves.toBe(true);
+    expect(await db.redis.hget('t7:k', 's')).toBe('n');
+    expect(await db.redis.pttl('t7:k')).toBeGreaterThan(29_000);
+    await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'notStorable' });
+    // the claim above left the record as it was: same fence
+    expect(await db.redis.hget('t7:k', 'tok')).toBe('1');
+    await expect(store.complete('k', '1', '"late"', 60_000)).resolves.toBe(false);
+    await expect(store.release('k', '1', 60_000)).resolves.toBe(false);
+    await expect(store.extend('k', '1', 60_000)).resolves.toBe(false);
+    await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'notStorable' });
+  });
+
+  const unstorable: [string, () => unknown][] = [
+    ['{ a: undefined }', () => ({ a: undefined })],
+    ['a Date', () => new Date(0)],
+    ['NaN', () => NaN],
+    ['-0', () => -0],
+  ];
+
+  it.each(unstorable)('%s: runs once across policies on one Redis; its caller gets it, the others IdempotencyResultNotStorableError until ttlMs', async (name, make) => {
+    const store = redisStore(db.redis, { prefix: `t8:${name}:` });
+    const [a, b] = [0, 1].map(() => idempotent({ store, ttlMs: 150 }));
+    const events: PolicyEvent[] = [];
+    a!.events$.subscribe((e) => events.push(e));
+    let runs = 0;
+    const value = make();
+    const op = () => (runs++, value);
+    await expect(a!.execute(op, { key: 'k' })).resolves.toBe(value);
+    await expect(b!.execute(op, { key: 'k' })).rejects.toBeInstanceOf(IdempotencyResultNotStorableError);
+    await expect(a!.execute(op, { key: 'k' })).rejects.toBeInstanceOf(IdempotencyResultNotStorableError);
+    expect(runs).toBe(1);
+    expect(events.filter((e) => e.type === 'notStorable')).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 250));
+    await expect(b!.execute(op, { key: 'k' })).resolves.toBe(value);
+    expect(runs).toBe(2);
   });
 
   it('keeps TTLs in Redis: a stored result lapses after ttlMs', async () => {

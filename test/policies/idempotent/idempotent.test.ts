@@ -1,10 +1,13 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
+  circuitBreaker,
   ConfigError,
   idempotent,
   IdempotencyInProgressError,
   IdempotencyKeyMissingError,
+  IdempotencyResultNotStorableError,
+  isIdempotencyResultNotStorableError,
   memoryStore,
   policy,
   StoreUnavailableError,
@@ -12,6 +15,7 @@ import {
   type IdempotencyStore,
   type PolicyEvent,
 } from '../../../lib/index.js';
+import { isShedRejection } from '../../../lib/errors.js';
 import { TestClock } from '../../../lib/testing.js';
 import { deferred } from '../../helpers/track.js';
 
@@ -267,7 +271,7 @@ describe('idempotent', () => {
   });
 
   it("renewLease needs a store with extend()", () => {
-    const store = { claim: () => Promise.reject(), complete: () => Promise.reject(), release: () => Promise.reject() };
+    const store = { claim: () => Promise.reject(), complete: () => Promise.reject(), completeNotStorable: () => Promise.reject(), release: () => Promise.reject() };
     expect(() => idempotent({ store, renewLease: true })).toThrow(/renewLease/);
   });
 
@@ -293,18 +297,120 @@ describe('idempotent', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
-  it("refuses to store a result that does not survive the codec's round trip", async () => {
-    const p = idempotent();
-    let runs = 0;
-    await expect(p.execute(() => (runs++, new Date(0)), { key: 'd' })).rejects.toThrow(/round trip/);
-    await expect(p.execute(() => (runs++, { at: 'x', gone: undefined }), { key: 'd' })).rejects.toThrow(/round trip/);
-    await expect(p.execute(() => (runs++, { at: 'x' }), { key: 'd' })).resolves.toEqual({ at: 'x' });
-    expect(runs).toBe(3);
-    // undefined (an operation returning nothing) is kept and served
-    let sent = 0;
-    await p.execute(() => void sent++, { key: 'v' });
-    await expect(p.execute(() => void sent++, { key: 'v' })).resolves.toBeUndefined();
-    expect(sent).toBe(1);
+  describe("a result that does not survive the codec's round trip", () => {
+    // Each is what an operation plausibly returns and JSON cannot keep: an undefined field is dropped, a Date
+    // comes back a string, NaN comes back null, -0 comes back 0, and a BigInt makes JSON.stringify throw.
+    const unstorable: [string, () => unknown][] = [
+      ['{ a: undefined }', () => ({ a: undefined })],
+      ['a Date', () => new Date(0)],
+      ['NaN', () => NaN],
+      ['-0', () => -0],
+      ['a BigInt (the codec throws)', () => ({ n: 1n })],
+    ];
+
+    it.each(unstorable)('%s: runs once; its caller gets it; later callers get IdempotencyResultNotStorableError until ttlMs', async (_, make) => {
+      const clock = new TestClock(START);
+      const p = idempotent({ clock, ttlMs: 1_000 });
+      const events = collect(p);
+      let runs = 0;
+      const value = make();
+      const op = () => (runs++, value);
+      await expect(p.execute(op, { key: 'u' })).resolves.toBe(value);
+      for (let i = 0; i < 3; i++) {
+        const error = await p.execute(op, { key: 'u' }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(IdempotencyResultNotStorableError);
+        expect((error as IdempotencyResultNotStorableError).code).toBe('IDEMPOTENCY_RESULT_NOT_STORABLE');
+        expect((error as IdempotencyResultNotStorableError).key).toBe('u');
+        expect((error as IdempotencyResultNotStorableError).policy).toBe('idempotent');
+      }
+      expect(runs).toBe(1);
+      const notStorable = events.filter((e) => e.type === 'notStorable');
+      expect(notStorable).toEqual([{ type: 'notStorable', policy: 'idempotent', key: 'u', error: expect.any(TypeError) }]);
+      await clock.advance(999);
+      await expect(p.execute(op, { key: 'u' })).rejects.toBeInstanceOf(IdempotencyResultNotStorableError);
+      await clock.advance(1);
+      await expect(p.execute(op, { key: 'u' })).resolves.toBe(value);
+      expect(runs).toBe(2);
+      expect(clock.pendingTimers).toBe(0);
+    });
+
+    it.each(unstorable)('%s: inside retry({ maxAttempts: 3 }) it runs once, and the later rejection is not retried', async (_, make) => {
+      const clock = new TestClock(START);
+      const p = policy({ clock }).idempotent({ clock }).retry({ maxAttempts: 3, backoff: () => 0 });
+      const events = collect(p);
+      let runs = 0;
+      const value = make();
+      const op = () => (runs++, value);
+      // the clock moves so that, without the record, retry's attempts (and waits on the claim) would go on
+      const first = expect(p.execute(op, { key: 'r' })).resolves.toBe(value);
+      await clock.advance(1_000);
+      await first;
+      const again = expect(p.execute(op, { key: 'r' })).rejects.toBeInstanceOf(IdempotencyResultNotStorableError);
+      await clock.advance(1_000);
+      await again;
+      expect(runs).toBe(1);
+      expect(events.filter((e) => e.type === 'retry')).toHaveLength(0);
+    });
+
+    it.each(unstorable)('%s: callers joined to the run get it too; another instance on the store runs nothing', async (_, make) => {
+      const clock = new TestClock(START);
+      const store = memoryStore({ clock });
+      const [a, b] = [0, 1].map(() => idempotent({ clock, store }));
+      let runs = 0;
+      const value = make();
+      const gate = deferred();
+      const op = async () => {
+        runs++;
+        await gate.promise;
+        return value;
+      };
+      const calls = [a!.execute(op, { key: 'j' }), a!.execute(op, { key: 'j' }), a!.execute(op, { key: 'j' })];
+      gate.resolve();
+      const results = await Promise.all(calls);
+      for (const r of results) expect(r).toBe(value);
+      await expect(b!.execute(op, { key: 'j' })).rejects.toBeInstanceOf(IdempotencyResultNotStorableError);
+      expect(runs).toBe(1);
+    });
+
+    it('a run every caller left is recorded too when it succeeds with such a result', async () => {
+      const p = idempotent();
+      const gate = deferred<Date>();
+      const ac = new AbortController();
+      const left = p.execute(() => gate.promise, { key: 'gone', signal: ac.signal });
+      await flush();
+      ac.abort(new Error('left'));
+      await expect(left).rejects.toThrow('left');
+      gate.resolve(new Date(0));
+      await flush();
+      let again = 0;
+      await expect(p.execute(() => ++again, { key: 'gone' })).rejects.toBeInstanceOf(IdempotencyResultNotStorableError);
+      expect(again).toBe(0);
+    });
+
+    it('the rejection is one of breakwater\'s own: a breaker does not count it, a fallback answers it', async () => {
+      const clock = new TestClock(START);
+      const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, clock });
+      const p = policy({ clock }).idempotent({ clock }).use(b).fallback(() => 'answered' as const);
+      await expect(p.execute(() => new Date(0), { key: 'f' })).resolves.toEqual(new Date(0));
+      await expect(p.execute(() => new Date(1), { key: 'f' })).resolves.toBe('answered');
+      await expect(p.execute(() => new Date(2), { key: 'f' })).resolves.toBe('answered');
+      expect(b.state).toBe('closed');
+      const error = new IdempotencyResultNotStorableError('p', 'k');
+      expect(isShedRejection(error)).toBe(true);
+      expect(isIdempotencyResultNotStorableError(error)).toBe(true);
+      // another copy of the package: the brand, not instanceof
+      expect(isIdempotencyResultNotStorableError({ [Symbol.for('breakwater.error')]: 'IDEMPOTENCY_RESULT_NOT_STORABLE' })).toBe(true);
+      expect(isIdempotencyResultNotStorableError(new IdempotencyInProgressError('p', 'k'))).toBe(false);
+      expect(error.message).toBe('operation for key "k" already ran, but its result could not be stored: it is not run again while the record is kept (p)');
+    });
+
+    it('an operation returning nothing (undefined) is stored and served', async () => {
+      const p = idempotent();
+      let sent = 0;
+      await p.execute(() => void sent++, { key: 'v' });
+      await expect(p.execute(() => void sent++, { key: 'v' })).resolves.toBeUndefined();
+      expect(sent).toBe(1);
+    });
   });
 
   it('handles sync throws of non-errors, plain values and thenables', async () => {
@@ -330,11 +436,13 @@ describe('idempotent', () => {
     const hanging: IdempotencyStore = {
       claim: () => new Promise(() => {}),
       complete: () => new Promise(() => {}),
+      completeNotStorable: () => new Promise(() => {}),
       release: () => new Promise(() => {}),
     };
     const failing: IdempotencyStore = {
       claim: () => Promise.reject(new Error('ECONNREFUSED')),
       complete: () => Promise.reject(new Error('ECONNREFUSED')),
+      completeNotStorable: () => Promise.reject(new Error('ECONNREFUSED')),
       release: () => Promise.reject(new Error('ECONNREFUSED')),
     };
 
@@ -396,6 +504,8 @@ describe('idempotent', () => {
       [{ leaseMs: NaN }, 'leaseMs'],
       [{ onInProgress: 'queue' }, 'onInProgress'],
       [{ store: {} }, 'store'],
+      // it could not record a run whose result the codec cannot keep
+      [{ store: { claim: () => {}, complete: () => {}, release: () => {} } }, 'store'],
       [{ codec: { encode: JSON.stringify } }, 'codec'],
       [{ storeTimeoutMs: Infinity }, 'storeTimeoutMs'],
       [{ failOpen: 'yes' }, 'failOpen'],

@@ -271,7 +271,7 @@ describe('LeaseRenewer', () => {
 
 describe('isIdempotencyStore', () => {
   it('needs an object with claim, complete and release', () => {
-    const m = { claim: () => {}, complete: () => {}, release: () => {} };
+    const m = { claim: () => {}, complete: () => {}, completeNotStorable: () => {}, release: () => {} };
     expect(isIdempotencyStore(m)).toBe(true);
     expect(isIdempotencyStore(null)).toBe(false);
     expect(isIdempotencyStore(undefined)).toBe(false);
