@@ -3,6 +3,8 @@ import {
   BrokenCircuitError,
   ConfigError,
   constant,
+  exponential,
+  linear,
   policy,
   retry,
   TimeoutError,
@@ -146,6 +148,113 @@ describe('retry', () => {
     await clock.advance(1);
     expect((await p.settled).ok).toBe(true);
     expect(calls).toBe(2);
+  });
+
+  it('caps computed delays at maxDelayMs', async () => {
+    const clock = new TestClock(START);
+    const r = retry({ maxAttempts: 3, backoff: linear(1_000, 1_000), maxDelayMs: 1_500, clock });
+    const delays: number[] = [];
+    r.events$.subscribe((e) => e.type === 'retry' && delays.push(e.delayMs));
+    const f = failing(2);
+    const p = track(r.execute(f.op), clock);
+    await clock.advance(2_500);
+    expect(p.now).toMatchObject({ ok: true, value: 3, at: START + 2_500 });
+    expect(delays).toEqual([1_000, 1_500]);
+  });
+
+  it('gives up at once with the error when its retryAfterMs exceeds the default cap, the backoff max', async () => {
+    const clock = new TestClock(START);
+    const events: PolicyEvent[] = [];
+    const r = retry({ maxAttempts: 3, backoff: exponential({ max: 10_000 }), clock });
+    r.events$.subscribe((e) => events.push(e));
+    const dayLong = Object.assign(new Error('503'), { retryAfterMs: 86_400_000 });
+    const f = failing(1, dayLong);
+    const p = track(r.execute(f.op), clock);
+    await clock.advance(0);
+    expect(p.now).toEqual({ ok: false, error: dayLong, at: START });
+    expect(f.calls()).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+    expect(events.find((e) => e.type === 'giveUp')).toMatchObject({ reason: 'maxDelay', attempts: 1, error: dayLong });
+    expect(events.some((e) => e.type === 'retry')).toBe(false);
+  });
+
+  it('honours a retryAfterMs up to maxDelayMs and gives up on one beyond it, or an infinite one', async () => {
+    const clock = new TestClock(START);
+    const r = retry({ maxAttempts: 2, backoff: constant(10), maxDelayMs: 3_000, clock });
+    const hinted = (ms: number) => failing(1, Object.assign(new Error('429'), { retryAfterMs: ms }));
+    const atCap = hinted(3_000);
+    const p = track(r.execute(atCap.op), clock);
+    await clock.advance(3_000);
+    expect(p.now).toMatchObject({ ok: true, value: 2, at: START + 3_000 });
+    for (const ms of [3_001, Infinity]) {
+      const over = hinted(ms);
+      await expect(r.execute(over.op)).rejects.toMatchObject({ retryAfterMs: ms });
+      expect(over.calls()).toBe(1);
+    }
+  });
+
+  it('gives up at once when a retryAfterMs would end past the deadline', async () => {
+    const clock = new TestClock(START);
+    const events: PolicyEvent[] = [];
+    const r = retry({ maxAttempts: 3, maxDelayMs: 60_000, clock });
+    r.events$.subscribe((e) => events.push(e));
+    const hint = Object.assign(new Error('429'), { retryAfterMs: 5_000 });
+    const f = failing(1, hint);
+    const p = track(r.execute(f.op, { timeout: 4_000 }), clock);
+    await clock.advance(0);
+    expect(p.now).toEqual({ ok: false, error: hint, at: START });
+    expect(f.calls()).toBe(1);
+    expect((events.find((e) => e.type === 'giveUp') as GiveUpEvent).reason).toBe('deadline');
+  });
+
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, -1, '100'])('a custom backoff returning %s rejects the call with a ConfigError naming the backoff and the value', async (value) => {
+    const clock = new TestClock(START);
+    const events: PolicyEvent[] = [];
+    const r = retry({ maxAttempts: 3, backoff: () => value as number, clock });
+    r.events$.subscribe((e) => events.push(e));
+    const f = failing(5);
+    let p: Promise<unknown> | undefined;
+    expect(() => (p = r.execute(f.op))).not.toThrow();
+    const error = await p!.then(
+      () => expect.unreachable(),
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    const issue = (error as ConfigError).issues[0]!;
+    expect(issue.path).toBe('backoff');
+    expect(issue.message).toContain(typeof value === 'number' ? `returned ${String(value)} ` : 'returned a string');
+    expect(f.calls()).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+    expect(events.find((e) => e.type === 'giveUp')).toMatchObject({ reason: 'invalidBackoff', error });
+  });
+
+  it('takes maxDelayMs as a finite number of milliseconds >= 0, refusing anything else at construction', () => {
+    expect(() => retry({ maxDelayMs: 0 })).not.toThrow();
+    expect(() => retry({ maxDelayMs: 30_000 })).not.toThrow();
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, '1000']) {
+      try {
+        retry({ maxDelayMs: bad as number });
+        expect.unreachable();
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        expect((e as ConfigError).issues).toEqual([{ path: 'maxDelayMs', message: expect.stringMatching(/^expected a (finite number of milliseconds|number >= 0)$/) }]);
+      }
+    }
+  });
+
+  it('a reconfigured backoff brings its own max as the default cap', async () => {
+    const clock = new TestClock(START);
+    const r = retry({ maxAttempts: 2, backoff: constant(10), clock });
+    const hinted = () => failing(1, Object.assign(new Error('429'), { retryAfterMs: 2_000 }));
+    r.reconfigure({ backoff: exponential({ max: 1_000 }) });
+    const over = hinted();
+    await expect(r.execute(over.op)).rejects.toMatchObject({ retryAfterMs: 2_000 });
+    expect(over.calls()).toBe(1);
+    r.reconfigure({ backoff: exponential({ max: 1_000 }), maxDelayMs: 2_000 });
+    const within = hinted();
+    const p = track(r.execute(within.op), clock);
+    await clock.advance(2_000);
+    expect(p.now).toMatchObject({ ok: true, value: 2, at: START + 2_000 });
   });
 
   it('emits retry before sleeping, so a listener can drive the clock', async () => {
