@@ -5,9 +5,13 @@ import {
   constant,
   exponential,
   linear,
+  isRateLimitedError,
+  pipe,
   policy,
+  rateLimiter,
   retry,
   TimeoutError,
+  tokenBucket,
   type GiveUpEvent,
   type PolicyEvent,
   type RetryBudget,
@@ -255,6 +259,30 @@ describe('retry', () => {
     const p = track(r.execute(within.op), clock);
     await clock.advance(2_000);
     expect(p.now).toMatchObject({ ok: true, value: 2, at: START + 2_000 });
+  });
+
+  it("never retries an inner rateLimiter's RateLimitedError, but waits out a dependency's retryAfterMs", async () => {
+    const clock = new TestClock(START);
+    const events: PolicyEvent[] = [];
+    const r = retry({ maxAttempts: 3, backoff: constant(10), clock });
+    r.events$.subscribe((e) => events.push(e));
+    const limited = pipe(rateLimiter({ algorithm: tokenBucket({ rate: 5, burst: 1 }), clock }), r);
+    await expect(limited.execute(() => 'spends the only token')).resolves.toBe('spends the only token');
+    let calls = 0;
+    const refused = track(limited.execute(() => ++calls), clock);
+    await clock.advance(0);
+    const error = await rejection(refused);
+    expect(isRateLimitedError(error) && error.retryAfterMs).toBe(200);
+    expect(refused.now!.at).toBe(START);
+    expect([calls, clock.pendingTimers]).toEqual([0, 0]);
+    expect(events.find((e) => e.type === 'giveUp')).toMatchObject({ reason: 'notHandled', attempts: 1 });
+
+    const busy = failing(1, Object.assign(new Error('429 from the dependency'), { retryAfterMs: 200 }));
+    const retried = track(r.execute(busy.op), clock);
+    await clock.advance(199);
+    expect(busy.calls()).toBe(1);
+    await clock.advance(1);
+    expect(retried.now).toMatchObject({ ok: true, value: 2, at: START + 200 });
   });
 
   it('emits retry before sleeping, so a listener can drive the clock', async () => {
