@@ -111,7 +111,7 @@ function fromConfig(config: RateAlgorithmConfig): RateAlgorithm {
     case 'leakyBucket':
       return new LeakyBucket({ rate: config.rate, capacity: config.capacity });
     default:
-      return new SlidingWindow({ limit: config.limit, windowMs: config.windowMs });
+      return new SlidingWindow({ limit: config.limit, windowMs: config.windowMs, buckets: config.buckets });
   }
 }
 
