@@ -25,7 +25,7 @@ export const RetryOptionsSchema = z
      * server's `retryAfterMs` longer than it (or one that would end past the
      * deadline) gives up at once with that error, since retrying sooner than the
      * server asked only earns another refusal.
-     * @defaultValue the backoff's `max` (10 s for the default `exponential()`); no cap for a backoff without one
+     * @defaultValue the backoff's `max` (10 s for the default `exponential()`); for a backoff without one, 2^31 − 1 ms (the longest timer)
      * @example
      * ```ts
      * retry({ backoff: constant(200), maxDelayMs: 5_000 }); // honours Retry-After up to 5 s

@@ -15,6 +15,9 @@ type RetryOptionsParsed = z.output<typeof RetryOptionsSchema>;
 
 type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
 
+/** The longest delay a `setTimeout` honours (2^31 − 1 ms, about 24.8 days). */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
 /** Marks a retry loop whose first attempt has not run yet. */
 const NOT_TRIED: unique symbol = Symbol('notTried');
 
@@ -70,7 +73,8 @@ export class RetryPolicy implements Policy<never> {
     this._maxAttempts = o.maxAttempts;
     this.backoff = o.backoff === undefined ? exponential() : isBackoff(o.backoff) ? o.backoff : fromFunction(o.backoff);
     const max = this.backoff.max;
-    this.maxDelayMs = o.maxDelayMs ?? (typeof max === 'number' && max >= 0 ? max : Infinity);
+    // Timers fire at once past 2^31 − 1 ms (Node, browsers): "no cap" is that long.
+    this.maxDelayMs = Math.min(o.maxDelayMs ?? (typeof max === 'number' && max >= 0 ? max : LONGEST_TIMER_MS), LONGEST_TIMER_MS);
     this.handle = o.handle;
     this.handleResult = o.handleResult;
     this.budget = o.budget;
@@ -145,7 +149,7 @@ export class RetryPolicy implements Policy<never> {
         if (hinted !== undefined) {
           delay = hinted;
           // Retrying before the server's time only earns another refusal; waiting longer than the cap is not wanted.
-          if (hinted > this.maxDelayMs || hinted === Infinity) reason = 'maxDelay';
+          if (hinted > this.maxDelayMs) reason = 'maxDelay';
         } else {
           delay = this.backoff.delay(attempt, error, previousDelay, this.random);
           if (typeof delay !== 'number' || !(delay >= 0 && delay < Infinity)) {

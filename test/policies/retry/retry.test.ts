@@ -12,6 +12,7 @@ import {
   retry,
   TimeoutError,
   tokenBucket,
+  type Backoff,
   type GiveUpEvent,
   type PolicyEvent,
   type RetryBudget,
@@ -230,6 +231,53 @@ describe('retry', () => {
     expect(f.calls()).toBe(1);
     expect(clock.pendingTimers).toBe(0);
     expect(events.find((e) => e.type === 'giveUp')).toMatchObject({ reason: 'invalidBackoff', error });
+  });
+
+  it("takes a custom Backoff's max as the default cap; without a usable one the cap is the longest timer", async () => {
+    const clock = new TestClock(START);
+    const hinted = (ms: number) => failing(1, Object.assign(new Error('503'), { retryAfterMs: ms }));
+    const capped = retry({ maxAttempts: 2, backoff: { delay: () => 10, max: 500 }, clock });
+    const over = hinted(501);
+    await expect(capped.execute(over.op)).rejects.toMatchObject({ retryAfterMs: 501 });
+    expect(over.calls()).toBe(1);
+    for (const max of [-1, Number.NaN, undefined]) {
+      const r = retry({ maxAttempts: 2, backoff: { delay: () => 10, max } as Backoff, clock });
+      const long = hinted(3_600_000);
+      const p = track(r.execute(long.op), clock);
+      await clock.advance(3_600_000);
+      expect(p.now).toMatchObject({ ok: true, value: 2 });
+      // a timer longer than 2^31 - 1 ms would fire at once
+      for (const ms of [2 ** 31, Infinity]) {
+        const never = hinted(ms);
+        await expect(r.execute(never.op)).rejects.toMatchObject({ retryAfterMs: ms });
+        expect(never.calls()).toBe(1);
+      }
+    }
+  });
+
+  it('cuts a computed delay beyond the longest timer to it, so the retry waits rather than firing at once', async () => {
+    const clock = new TestClock(START);
+    const r = retry({ maxAttempts: 2, backoff: () => 1e12, maxDelayMs: 1e13, clock });
+    const delays: number[] = [];
+    r.events$.subscribe((e) => e.type === 'retry' && delays.push(e.delayMs));
+    const f = failing(1);
+    const p = track(r.execute(f.op), clock);
+    await clock.advance(2 ** 31 - 2);
+    expect(f.calls()).toBe(1);
+    await clock.advance(1);
+    expect(p.now).toMatchObject({ ok: true, value: 2 });
+    expect(delays).toEqual([2 ** 31 - 1]);
+  });
+
+  it('ignores a retryAfterMs that is not a number >= 0 and backs off instead', async () => {
+    const clock = new TestClock(START);
+    const r = retry({ maxAttempts: 2, backoff: constant(25), clock });
+    for (const retryAfterMs of [-5, Number.NaN, '2000', null]) {
+      const f = failing(1, Object.assign(new Error('odd hint'), { retryAfterMs }));
+      const p = track(r.execute(f.op), clock);
+      await clock.advance(25);
+      expect(p.now).toMatchObject({ ok: true, value: 2 });
+    }
   });
 
   it('takes maxDelayMs as a finite number of milliseconds >= 0, refusing anything else at construction', () => {
