@@ -44,7 +44,7 @@ export interface GiveUpEvent extends EventBase {
   readonly attempts: number;
   readonly error: unknown;
   /** Why retry stopped. */
-  readonly reason: 'maxAttempts' | 'notHandled' | 'deadline' | 'budget' | 'cancelled';
+  readonly reason: 'maxAttempts' | 'notHandled' | 'deadline' | 'budget' | 'cancelled' | 'maxDelay' | 'invalidBackoff';
 }
 
 /** Retry's call succeeded. */

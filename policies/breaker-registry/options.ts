@@ -3,6 +3,13 @@ import { clockSchema, nameSchema, positiveMs, randomSchema } from '../../lib/opt
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import type { SreBreakerOptions } from '../sre-breaker/options.js';
 
+/** True for an object literal (or one made with a null prototype): not an array, a class instance or a function. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 /** Options of {@link breakerRegistry} and {@link keyedBreaker}. */
 export const BreakerRegistryOptionsSchema = z
   .object({
@@ -12,14 +19,22 @@ export const BreakerRegistryOptionsSchema = z
      * @defaultValue `{}` (an SRE breaker with go-zero's defaults)
      */
     defaults: z
-      .custom<SreBreakerOptions | CircuitBreakerOptions>((v) => typeof v === 'object' && v !== null, {
-        message: 'expected breaker options',
+      .custom<SreBreakerOptions | CircuitBreakerOptions>(isPlainObject, {
+        message: 'expected breaker options (an object of SRE or circuit-breaker options)',
       })
       .optional(),
     /**
-     * A breaker unused for longer than this is dropped, lazily, when the registry is next used (no timer).
-     * Keep it well above the breakers' `windowMs` and `openMs`.
+     * A breaker unused for longer than this is dropped, lazily, when the registry is next used (no timer),
+     * unless dropping it would change what the key's next call meets: an isolated breaker, a state machine
+     * before its open period ends or with a probe unanswered, and a breaker whose window still holds a record
+     * are kept (and looked at again after another `idleMs`). So an `idleMs` below `openMs` never cuts an open
+     * period short: the breaker sheds for all of it and is dropped once idle after it, its key starting afresh
+     * (closed, empty window) instead of half-open. A dropped breaker forgets a streak (`consecutiveFailures`).
      * @defaultValue 300_000
+     * @example
+     * ```ts
+     * breakerRegistry({ idleMs: 600_000 }); // forget tenants silent for 10 minutes
+     * ```
      */
     idleMs: positiveMs.default(300_000),
     /** Prefix of the breakers' names (`name:key`) and the name of a keyed breaker. @defaultValue `'breakers'` */

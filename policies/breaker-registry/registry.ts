@@ -8,7 +8,7 @@ import { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import { CircuitBreakerOptionsSchema, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import { SreBreakerOptionsSchema, type SreBreakerOptions } from '../sre-breaker/options.js';
 import { SreBreaker } from '../sre-breaker/sre-breaker.js';
-import { BreakerRegistryOptionsSchema, type BreakerRegistryOptions } from './options.js';
+import { BreakerRegistryOptionsSchema, isPlainObject, type BreakerRegistryOptions } from './options.js';
 
 /** Any breaker a registry can hold. */
 export type AnyBreaker = SreBreaker | CircuitBreaker;
@@ -18,7 +18,10 @@ export type AnyBreaker = SreBreaker | CircuitBreaker;
  * method, host, tenant), made on first use from shared, validated options.
  * Breakers unused for `idleMs` are dropped lazily when the registry is used
  * (least recently used first, no timer), so hundreds of thousands of keys
- * stay cheap: a breaker that saw one call is a few hundred bytes.
+ * stay cheap: a breaker that saw one call is a few hundred bytes. Idle
+ * eviction never changes a decision: an isolated breaker, an open one before
+ * its open period ends, one waiting for a probe, or one whose window still
+ * holds a record is kept.
  * All its breakers emit on the registry's `events$` (names `name:key`).
  *
  * @example
@@ -42,6 +45,8 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   private newest: BreakerPolicy | undefined = undefined;
 
   constructor(options: BreakerRegistryOptions = {}) {
+    // zod's object accepts a Map or a Date as an empty options object
+    if (!isPlainObject(options)) throw new ConfigError('breakerRegistry', [{ path: '', message: 'expected an options object' }]);
     const o = parseOptions(BreakerRegistryOptionsSchema, options, 'breakerRegistry');
     this.name = o.name;
     this.idleMs = o.idleMs;
@@ -96,7 +101,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
     for (let b = this.oldest; b !== undefined; b = b.newer) yield b.key!;
   }
 
-  /** Drops every breaker idle for longer than `idleMs` now; returns how many. */
+  /** Drops every breaker idle for longer than `idleMs` now (but those idle eviction keeps); returns how many. */
   prune(): number {
     const before = this.map.size;
     this.evict(this.clock.now());
@@ -115,7 +120,12 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
     let b = this.oldest;
     while (b !== undefined && now - b.lastUsedAt > this.idleMs) {
       this.unlink(b);
-      this.map.delete(b.key!);
+      if ((b as AnyBreaker).evictable(now)) this.map.delete(b.key!);
+      else {
+        // Kept: it goes to the newest end as if used now, so it is looked at again only after another idleMs.
+        b.lastUsedAt = now;
+        this.link(b);
+      }
       b = this.oldest;
     }
   }

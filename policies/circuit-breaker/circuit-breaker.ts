@@ -118,6 +118,20 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     };
   }
 
+  /**
+   * @internal True when a registry may drop it when idle at `now`: not
+   * isolated, not open before `retryAt`, no probe unanswered, and (closed)
+   * nothing left in its window. A streak outside the window is forgotten.
+   */
+  evictable(now: number): boolean {
+    if (this.isolations > 0) return false;
+    if (this.current === 'open') return now >= this.retryAt;
+    if (this.current === 'half-open') return this.inFlight === 0;
+    const w = this.window;
+    w.read(now);
+    return w.v0 === 0;
+  }
+
   protected admit(start: number): number {
     if (this.current === 'closed') return this.generation;
     const now = start === start ? start : this.clock.now();

@@ -17,3 +17,9 @@ export const nonNegativeInt = z
   .number({ message: 'expected an integer >= 0' })
   .int({ message: 'expected an integer >= 0' })
   .min(0, { message: 'expected an integer >= 0' });
+
+/** An integer in [`min`, `max`]. */
+export const intInRange = (min: number, max: number) => {
+  const message = `expected an integer in [${min}, ${max}]`;
+  return z.number({ message }).int({ message }).min(min, { message }).max(max, { message });
+};

@@ -10,7 +10,7 @@ const ALGORITHM_EXPECTED =
 
 /**
  * An algorithm as plain data, for config files: `{ kind: 'tokenBucket', rate, burst }`,
- * `{ kind: 'leakyBucket', rate, capacity }` or `{ kind: 'slidingWindow', limit, windowMs }`.
+ * `{ kind: 'leakyBucket', rate, capacity }` or `{ kind: 'slidingWindow', limit, windowMs, buckets? }`.
  */
 export const RateAlgorithmConfigSchema = z.discriminatedUnion(
   'kind',

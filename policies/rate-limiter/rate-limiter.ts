@@ -14,9 +14,11 @@ import { TokenBucket } from './token-bucket.js';
 /**
  * Admits calls at a bounded rate (seed 001's 限流, the first line of
  * defence): the algorithm decides, a refused call rejects at once with
- * `RateLimitedError` carrying `retryAfterMs` (which an outer `retry` honours
- * as its delay). A leaky bucket makes calls wait their turn instead, up to its
- * capacity; the wait is cancellable.
+ * `RateLimitedError` carrying `retryAfterMs`, when a call would be admitted
+ * (an HTTP server's `Retry-After`). `retry` never retries it, as it never
+ * retries any load-shedding rejection: put the limiter outside the retry. A
+ * leaky bucket makes calls wait their turn instead, up to its capacity; the
+ * wait is cancellable.
  *
  * @example
  * ```ts
@@ -109,7 +111,7 @@ function fromConfig(config: RateAlgorithmConfig): RateAlgorithm {
     case 'leakyBucket':
       return new LeakyBucket({ rate: config.rate, capacity: config.capacity });
     default:
-      return new SlidingWindow({ limit: config.limit, windowMs: config.windowMs });
+      return new SlidingWindow({ limit: config.limit, windowMs: config.windowMs, buckets: config.buckets });
   }
 }
 

@@ -2,15 +2,29 @@ import { z } from 'zod';
 import { parseOptions, positiveMs } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
-import { positiveInt } from './numbers.js';
+import { intInRange } from './numbers.js';
+
+/** The most buckets a window may have: enough precision for any window, and a bound on its memory (80 KiB). */
+export const MAX_BUCKETS = 10_000;
 
 /** Options of {@link slidingWindow}. */
 export const SlidingWindowOptionsSchema = z
   .object({
-    /** Most calls admitted within any window of `windowMs`. */
-    limit: positiveInt,
+    /** Most calls admitted within any window of `windowMs`; a safe integer >= 1. */
+    limit: intInRange(1, Number.MAX_SAFE_INTEGER),
     /** Length of the window in milliseconds. */
     windowMs: positiveMs,
+    /**
+     * How many buckets the window is counted in. A call may be refused up to
+     * one bucket (`windowMs / buckets`) before an exact log would admit it;
+     * memory is 8 bytes per bucket, whatever the limit.
+     * @defaultValue 100
+     * @example
+     * ```ts
+     * slidingWindow({ limit: 100_000_000, windowMs: 86_400_000, buckets: 1_440 }); // a daily quota counted per minute
+     * ```
+     */
+    buckets: intInRange(1, MAX_BUCKETS).default(100),
   })
   .strict();
 
@@ -24,24 +38,34 @@ export const SlidingWindowOptionsSchema = z
 export type SlidingWindowOptions = z.input<typeof SlidingWindowOptionsSchema>;
 
 /**
- * An exact sliding window (a sliding log): at most `limit` calls in any
- * window of `windowMs`. It keeps the times of the last `limit` admitted
- * calls in a ring (8 bytes each), so a refusal knows exactly when the
- * oldest leaves the window.
+ * A sliding window counted in `buckets` buckets of `windowMs / buckets`:
+ * at most `limit` calls in any span of `windowMs`. A call is admitted while
+ * the current bucket and the `buckets` before it hold fewer than `limit`
+ * calls; those cover the whole window and at most one bucket more, so it
+ * may refuse up to one bucket early but never admits too many. Memory is
+ * one count per bucket, whatever the limit.
  */
 export class SlidingWindow implements RateAlgorithm {
   readonly kind = 'slidingWindow';
   readonly limit: number;
   readonly windowMs: number;
-  private readonly times: Float64Array;
-  private next = 0;
-  private count = 0;
+  readonly buckets: number;
+  /** Admissions per bucket, a ring over the current bucket and the `buckets` before it. */
+  private readonly counts: Float64Array;
+  private total = 0;
+  /** Clock time bucket 0 starts at: the first call's, so bucket edges are exact integers of a whole-ms clock. */
+  private origin = Number.NaN;
+  /** Index of the latest bucket seen (buckets count from `origin`). */
+  private head = 0;
+  /** While refusing: the bucket at which a call is admitted again (nothing changes until then). */
+  private reopens = -1;
 
   constructor(options: SlidingWindowOptions) {
     const o = parseOptions(SlidingWindowOptionsSchema, options, 'slidingWindow');
     this.limit = o.limit;
     this.windowMs = o.windowMs;
-    this.times = new Float64Array(o.limit);
+    this.buckets = o.buckets;
+    this.counts = new Float64Array(o.buckets + 1);
   }
 
   acquire(ctx: ExecutionContext): number {
@@ -50,22 +74,56 @@ export class SlidingWindow implements RateAlgorithm {
 
   /** Admits a call at clock time `now` (0), or says in how many milliseconds one would be. */
   take(now: number): number {
-    if (this.count < this.limit) {
-      this.count++;
-    } else {
-      // the slot to overwrite holds the oldest of the last `limit` admissions
-      const oldest = this.times[this.next]!;
-      if (oldest + this.windowMs > now) return retryAfter(oldest + this.windowMs - now);
+    if (Number.isNaN(this.origin)) this.origin = now;
+    this.advance(this.indexOf(now));
+    if (this.total < this.limit) {
+      this.counts[this.head % this.counts.length]!++;
+      this.total++;
+      this.reopens = -1;
+      return 0;
     }
-    this.times[this.next] = now;
-    this.next = this.next + 1 === this.limit ? 0 : this.next + 1;
-    return 0;
+    if (this.reopens <= this.head) this.reopens = this.reopening();
+    // Bucket j starts at origin + j·windowMs/buckets; the product first keeps whole-ms edges exact.
+    let wait = retryAfter(this.origin + (this.reopens * this.windowMs) / this.buckets - now);
+    while (this.indexOf(now + wait) < this.reopens) wait++;
+    return wait;
+  }
+
+  /** The bucket of clock time `t`; a clock that steps back stays in the latest bucket (counting longer is the safe side). */
+  private indexOf(t: number): number {
+    return Math.max(this.head, Math.floor(((t - this.origin) * this.buckets) / this.windowMs));
+  }
+
+  /** Moves the head to bucket `index`, emptying the buckets that left the window on the way. */
+  private advance(index: number): void {
+    const ring = this.counts.length;
+    if (index - this.head >= ring) {
+      this.counts.fill(0);
+      this.total = 0;
+    } else {
+      for (let i = this.head + 1; i <= index; i++) {
+        this.total -= this.counts[i % ring]!;
+        this.counts[i % ring] = 0;
+      }
+    }
+    this.head = index;
+  }
+
+  /** The first bucket after the head at which, with no new admission, the counted buckets hold fewer than `limit`. */
+  private reopening(): number {
+    const ring = this.counts.length;
+    let left = this.total;
+    for (let m = 1; ; m++) {
+      // moving the head m buckets on drops bucket head - buckets + m - 1, the oldest still counted
+      left -= this.counts[(this.head + m) % ring]!;
+      if (left < this.limit) return this.head + m;
+    }
   }
 }
 
 /**
  * Makes a {@link SlidingWindow} for {@link rateLimiter}: at most `limit`
- * calls in any `windowMs`.
+ * calls in any `windowMs`, counted in `buckets` buckets (default 100).
  *
  * @example
  * ```ts

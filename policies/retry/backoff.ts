@@ -11,6 +11,11 @@ export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated' | 'proportional'
 export interface Backoff {
   /** Milliseconds to wait before retry number `retry`. */
   delay(retry: number, error: unknown, previous: number, random: () => number): number;
+  /**
+   * The longest delay it ever gives, when it has such a bound; `retry` takes it
+   * as the default of `maxDelayMs`.
+   */
+  readonly max?: number;
 }
 
 /** A custom backoff: `(retry, error) => ms`, `retry` being 1 before the first retry. */
@@ -58,6 +63,10 @@ export type ExponentialOptions = z.input<typeof ExponentialOptionsSchema>;
 
 class ExponentialBackoff implements Backoff {
   constructor(private readonly o: z.output<typeof ExponentialOptionsSchema>) {}
+
+  get max(): number {
+    return this.o.max;
+  }
 
   delay(retry: number, _error: unknown, previous: number, random: () => number): number {
     const { initial, multiplier, max, jitter } = this.o;

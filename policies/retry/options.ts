@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, intAtLeast, nameSchema, randomSchema } from '../../lib/options.js';
+import { clockSchema, intAtLeast, nameSchema, nonNegativeMs, randomSchema } from '../../lib/options.js';
 import { isBackoff, type Backoff, type BackoffFunction } from './backoff.js';
 import { isRetryBudget, type RetryBudget } from './budget.js';
 
@@ -20,6 +20,18 @@ export const RetryOptionsSchema = z
         message: 'expected a backoff (constant, linear, exponential) or a function (retry, error) => ms',
       })
       .optional(),
+    /**
+     * The longest wait before a retry. A computed backoff delay is cut to it; a
+     * server's `retryAfterMs` longer than it (or one that would end past the
+     * deadline) gives up at once with that error, since retrying sooner than the
+     * server asked only earns another refusal.
+     * @defaultValue the backoff's `max` (10 s for the default `exponential()`); for a backoff without one, 2^31 − 1 ms (the longest timer)
+     * @example
+     * ```ts
+     * retry({ backoff: constant(200), maxDelayMs: 5_000 }); // honours Retry-After up to 5 s
+     * ```
+     */
+    maxDelayMs: nonNegativeMs.optional(),
     /**
      * Which thrown values are worth retrying; a throw inside `handle` counts as yes.
      * @defaultValue every thrown value

@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
-import { isShedRejection } from '../../lib/errors.js';
+import { ConfigError, isShedRejection } from '../../lib/errors.js';
 import { EventSource, type GiveUpEvent, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
@@ -14,6 +14,9 @@ import { RetryOptionsSchema, type RetryOptions } from './options.js';
 type RetryOptionsParsed = z.output<typeof RetryOptionsSchema>;
 
 type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
+
+/** The longest delay a `setTimeout` honours (2^31 − 1 ms, about 24.8 days). */
+const LONGEST_TIMER_MS = 2_147_483_647;
 
 /** Marks a retry loop whose first attempt has not run yet. */
 const NOT_TRIED: unique symbol = Symbol('notTried');
@@ -37,6 +40,7 @@ export class RetryPolicy implements Policy<never> {
   readonly events$: Observable<PolicyEvent>;
   private readonly events = new EventSource();
   private backoff!: Backoff;
+  private maxDelayMs!: number;
   private handle: ((error: unknown) => boolean) | undefined;
   private handleResult: ((result: unknown) => boolean) | undefined;
   private budget: RetryBudget | undefined;
@@ -65,9 +69,12 @@ export class RetryPolicy implements Policy<never> {
     this.apply(parseOptions(RetryOptionsSchema.omit({ clock: true, random: true, name: true }), options, this.name));
   }
 
-  private apply(o: Pick<RetryOptionsParsed, 'maxAttempts' | 'backoff' | 'handle' | 'handleResult' | 'budget'>): void {
+  private apply(o: Pick<RetryOptionsParsed, 'maxAttempts' | 'backoff' | 'maxDelayMs' | 'handle' | 'handleResult' | 'budget'>): void {
     this._maxAttempts = o.maxAttempts;
     this.backoff = o.backoff === undefined ? exponential() : isBackoff(o.backoff) ? o.backoff : fromFunction(o.backoff);
+    const max = this.backoff.max;
+    // Timers fire at once past 2^31 − 1 ms (Node, browsers): "no cap" is that long.
+    this.maxDelayMs = Math.min(o.maxDelayMs ?? (typeof max === 'number' && max >= 0 ? max : LONGEST_TIMER_MS), LONGEST_TIMER_MS);
     this.handle = o.handle;
     this.handleResult = o.handleResult;
     this.budget = o.budget;
@@ -138,11 +145,25 @@ export class RetryPolicy implements Policy<never> {
       else if (attempt >= this._maxAttempts) reason = 'maxAttempts';
       else if (c.scope?.aborted) reason = abortReason(c);
       else {
-        delay = this.delayFor(attempt, error, previousDelay);
-        const now = this.clock.now();
-        // Rule 4: no sleep that would leave no time for the attempt after it.
-        if (c.deadline !== undefined && now + delay >= c.deadline) reason = 'deadline';
-        else if (this.budget !== undefined && !this.budget.tryRetry(now, attempt - 1)) reason = 'budget';
+        const hinted = retryAfterOf(error);
+        if (hinted !== undefined) {
+          delay = hinted;
+          // Retrying before the server's time only earns another refusal; waiting longer than the cap is not wanted.
+          if (hinted > this.maxDelayMs) reason = 'maxDelay';
+        } else {
+          delay = this.backoff.delay(attempt, error, previousDelay, this.random);
+          if (typeof delay !== 'number' || !(delay >= 0 && delay < Infinity)) {
+            error = badDelay(this.name, delay, attempt);
+            thrown = true;
+            reason = 'invalidBackoff';
+          } else if (delay > this.maxDelayMs) delay = this.maxDelayMs;
+        }
+        if (reason === undefined) {
+          const now = this.clock.now();
+          // Rule 4: no sleep that would leave no time for the attempt after it.
+          if (c.deadline !== undefined && now + delay >= c.deadline) reason = 'deadline';
+          else if (this.budget !== undefined && !this.budget.tryRetry(now, attempt - 1)) reason = 'budget';
+        }
       }
       if (reason !== undefined) {
         if (this.events.observed) this.gaveUp(attempt, error, reason, start);
@@ -158,13 +179,6 @@ export class RetryPolicy implements Policy<never> {
     }
   }
 
-  private delayFor(attempt: number, error: unknown, previous: number): number {
-    const hinted = (error as { retryAfterMs?: unknown } | null | undefined)?.retryAfterMs;
-    if (typeof hinted === 'number' && Number.isFinite(hinted) && hinted >= 0) return hinted;
-    const d = this.backoff.delay(attempt, error, previous, this.random);
-    return Number.isFinite(d) && d > 0 ? d : 0;
-  }
-
   private succeeded(attempts: number, start: number): void {
     this.events.emit({ type: 'success', policy: this.name, attempts });
     this.events.emit({ type: 'outcome', policy: this.name, result: 'success', durationMs: this.clock.now() - start });
@@ -175,6 +189,18 @@ export class RetryPolicy implements Policy<never> {
     const result = isShedRejection(error) ? 'rejected' : 'failure';
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
+}
+
+/** The wait an error asks for (a 429/503's `Retry-After`), if it carries a usable one. */
+function retryAfterOf(error: unknown): number | undefined {
+  const hinted = (error as { retryAfterMs?: unknown } | null | undefined)?.retryAfterMs;
+  return typeof hinted === 'number' && hinted >= 0 ? hinted : undefined;
+}
+
+/** A backoff that gives no usable delay is a bug in the caller's configuration, not a reason to retry at once. */
+function badDelay(policy: string, delay: unknown, retry: number): ConfigError {
+  const got = typeof delay === 'number' ? String(delay) : `a ${typeof delay}`;
+  return new ConfigError(policy, [{ path: 'backoff', message: `returned ${got} before retry ${retry}; expected a finite number of milliseconds >= 0` }]);
 }
 
 class Sleep implements AbortListener {

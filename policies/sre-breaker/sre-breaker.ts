@@ -101,6 +101,17 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     return { accepts: w.v0, total: w.v0 + w.v1 + w.v2, failingBuckets: this.failing, workingBuckets: this.working };
   }
 
+  /**
+   * @internal True when a fresh breaker would decide as this one does at `now`,
+   * so a registry may drop it when idle: not isolated, nothing left in its window.
+   */
+  evictable(now: number): boolean {
+    if (this.isolations > 0) return false;
+    const w = this.window;
+    w.read(now);
+    return w.v0 + w.v1 + w.v2 === 0;
+  }
+
   protected admit(start: number): number {
     if (this.isolations > 0) this.shed(new BrokenCircuitError(this.name), undefined);
     const o = this.o;

@@ -85,6 +85,22 @@ describe('resilientFetch', () => {
     expect((await res).status).toBe(204);
   });
 
+  it('gives up at once on a Retry-After beyond the retry cap, rejecting with the response error', async () => {
+    const clock = new TestClock(Date.parse('2026-11-29T16:00:00Z'));
+    const { url, seen } = await serve(status(503, 'maintenance', { 'retry-after': '86400' }), status(200, 'ok'));
+    const r = retry({ maxAttempts: 3, clock });
+    const reasons: string[] = [];
+    r.events$.subscribe((e) => e.type === 'giveUp' && reasons.push(e.reason));
+    const error = await resilientFetch(r)(url).then(
+      () => expect.unreachable(),
+      (e: unknown) => e,
+    );
+    expect(isHttpStatusError(error) && [error.status, error.retryAfterMs]).toEqual([503, 86_400_000]);
+    expect(reasons).toEqual(['maxDelay']);
+    expect(seen.length).toBe(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('cancels the request in flight when the caller aborts: the server sees the socket close', async () => {
     let closed = false;
     const { url, seen } = await serve((req, res) => {

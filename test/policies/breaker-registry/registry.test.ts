@@ -47,13 +47,88 @@ describe('breakerRegistry', () => {
 
   it('a dropped breaker starts afresh', async () => {
     const clock = new TestClock(T0);
-    const r = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 1, openMs: 60_000 }, idleMs: 1_000, clock });
+    const r = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 3 }, idleMs: 1_000, clock });
     r.get('a').allow().failure();
-    expect(r.get('a').state).toBe('open');
+    r.get('a').allow().failure();
+    expect(r.get('a').stats().consecutiveFailures).toBe(2);
+    await clock.advance(10_001); // past the window and idle: nothing a fresh breaker would not decide
+    r.get('other');
+    expect(r.peek('a')).toBeUndefined();
+    expect(r.get('a').stats().consecutiveFailures).toBe(0);
+  });
+
+  it('never drops an isolated breaker while its handle is live, however long idle', async () => {
+    const clock = new TestClock(T0);
+    const k = keyedBreaker((ctx) => ctx.meta.host!, { idleMs: 1_000, clock });
+    const isolated = k.get('db');
+    const handle = isolated.isolate();
+    await clock.advance(60_000);
+    await expect(k.execute(() => 'other', { meta: { host: 'cache' } })).resolves.toBe('other');
+    expect(k.registry.peek('db')).toBe(isolated);
+    expect(k.registry.prune()).toBe(0);
+    await clock.advance(60_000);
+    await expect(k.execute(() => 'reached', { meta: { host: 'db' } })).rejects.toBeInstanceOf(BrokenCircuitError);
+    expect([...k.registry.keys()]).toEqual(['db']); // the idle 'cache' went meanwhile
+    handle.dispose();
     await clock.advance(1_001);
+    expect(k.registry.prune()).toBe(1);
+    expect(k.registry.size).toBe(0);
+  });
+
+  it('with idleMs below openMs, an open breaker sheds for its whole open period, then is dropped once idle', async () => {
+    const clock = new TestClock(T0);
+    const r = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 1, openMs: 60_000 }, idleMs: 1_000, clock });
+    const open = r.get('a');
+    open.allow().failure();
+    await clock.advance(1_001);
+    r.get('other');
+    expect(r.peek('a')).toBe(open);
+    await clock.advance(58_998); // T0 + 59 999: still open
+    expect(r.get('a')).toBe(open);
+    expect(() => open.allow()).toThrow(BrokenCircuitError);
+    await clock.advance(1); // the open period has ended, but 'a' was used 1 ms ago
+    r.get('other');
+    expect(r.peek('a')).toBe(open);
+    await clock.advance(1_000);
     r.get('other');
     expect(r.peek('a')).toBeUndefined();
     expect(r.get('a').state).toBe('closed');
+  });
+
+  it('keeps a half-open breaker while a probe is unanswered', async () => {
+    const clock = new TestClock(T0);
+    const r = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 1, openMs: 100 }, idleMs: 1_000, clock });
+    const b = r.get('a');
+    b.allow().failure();
+    await clock.advance(100);
+    const probe = r.get('a').allow();
+    expect(b.state).toBe('half-open');
+    await clock.advance(5_000);
+    expect(r.prune()).toBe(0);
+    expect(r.peek('a')).toBe(b);
+    probe.success();
+    await clock.advance(1_001);
+    expect(r.prune()).toBe(1);
+  });
+
+  it('keeps an SRE breaker, or a closed state machine, while its window still holds a record', async () => {
+    const clock = new TestClock(T0);
+    const sre = breakerRegistry({ defaults: { windowMs: 10_000 }, idleMs: 1_000, clock, random: scriptedRandom() });
+    const machine = breakerRegistry({ defaults: { strategy: 'errorRatio', windowMs: 10_000 }, idleMs: 1_000, clock });
+    const s = sre.get('a');
+    const m = machine.get('a');
+    for (let i = 0; i < 3; i++) {
+      s.allow().failure();
+      m.allow().failure();
+    }
+    await clock.advance(5_000);
+    expect([sre.prune(), machine.prune()]).toEqual([0, 0]);
+    expect(s.stats().total).toBe(3);
+    await clock.advance(4_000); // kept at T0 + 5 000, looked at again: the records are still in the window
+    expect([sre.prune(), machine.prune()]).toEqual([0, 0]);
+    await clock.advance(1_001); // the window has let go of every record
+    expect([sre.prune(), machine.prune()]).toEqual([1, 1]);
+    expect(sre.get('a')).not.toBe(s);
   });
 
   it('bad defaults are a ConfigError at construction, with paths under defaults', () => {
@@ -66,6 +141,28 @@ describe('breakerRegistry', () => {
     }
     expect(() => breakerRegistry({ idleMs: 0 })).toThrow(ConfigError);
     expect(() => keyedBreaker('x' as never)).toThrow(ConfigError);
+  });
+
+  it('defaults and options that are not plain objects are a ConfigError naming them', () => {
+    const pathsOf = (build: () => unknown): string[] => {
+      try {
+        build();
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).issues.map((i) => i.path);
+      }
+      return expect.unreachable('expected a ConfigError');
+    };
+    const keyOf = () => 'k';
+    for (const defaults of [[], [{ strategy: 'errorRatio' }], new Date(), new Map(), Object.create({ strategy: 'errorRatio' }) as object]) {
+      expect(pathsOf(() => keyedBreaker(keyOf, { defaults } as never))).toEqual(['defaults']);
+      expect(pathsOf(() => breakerRegistry({ defaults } as never))).toEqual(['defaults']);
+    }
+    for (const options of [[], new Map(), new Date(), null, 'fast']) {
+      expect(pathsOf(() => keyedBreaker(keyOf, options as never))).toEqual(['']);
+      expect(pathsOf(() => breakerRegistry(options as never))).toEqual(['']);
+    }
+    expect(keyedBreaker(keyOf, { defaults: Object.create(null) as object }).get('k')).toBeInstanceOf(SreBreaker);
   });
 
   it('stays cheap for many keys', () => {

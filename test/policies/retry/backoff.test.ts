@@ -16,6 +16,13 @@ describe('backoff', () => {
     expect([1, 2, 3, 4, 5].map((i) => b.delay(i, null, 0, Math.random))).toEqual([100, 200, 400, 800, 1_000]);
   });
 
+  it('exponential states its max, the default cap of retry; constant and linear have none', () => {
+    expect(exponential().max).toBe(10_000);
+    expect(exponential({ initial: 50, max: 2_000 }).max).toBe(2_000);
+    expect(constant(200).max).toBeUndefined();
+    expect(linear(100, 50).max).toBeUndefined();
+  });
+
   const bounds: Record<Jitter, (retry: number, prev: number) => [number, number]> = {
     none: (i) => [Math.min(5_000, 100 * 2 ** (i - 1)), Math.min(5_000, 100 * 2 ** (i - 1))],
     full: (i) => [0, Math.min(5_000, 100 * 2 ** (i - 1))],

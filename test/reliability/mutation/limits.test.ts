@@ -22,7 +22,6 @@ import {
   RateLimitedError,
   RUN,
   runNext,
-  slidingWindow,
   systemClock,
   timeout,
   TimeoutError,
@@ -557,27 +556,6 @@ describe('tokenBucket: from the mutation analysis', () => {
     expect(b.take(0)).toBe(0);
     // 0.9999 of a token after 0.9999 ms: 0.0001 ms missing
     expect(b.take(0.9999)).toBe(1);
-  });
-});
-
-describe('slidingWindow: from the mutation analysis', () => {
-  it('asks for at least 1 ms when the oldest call leaves in less', () => {
-    const w = slidingWindow({ limit: 1, windowMs: 1_000 });
-    expect(w.take(0)).toBe(0);
-    expect(w.take(999.9999999)).toBe(1);
-    expect(w.take(999.5)).toBe(1);
-    expect(w.take(1_000)).toBe(0);
-  });
-
-  it('wraps its ring: with limit 2 the third call waits for the first, the fourth for the second', () => {
-    const w = slidingWindow({ limit: 2, windowMs: 100 });
-    expect(w.take(0)).toBe(0);
-    expect(w.take(10)).toBe(0);
-    expect(w.take(50)).toBe(50);
-    expect(w.take(100)).toBe(0);
-    expect(w.take(100)).toBe(10);
-    expect(w.take(110)).toBe(0);
-    expect(w.take(150)).toBe(50);
   });
 });
 
