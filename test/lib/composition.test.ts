@@ -1,7 +1,7 @@
 import { handleAll, retry as cockatielRetry } from 'cockatiel';
 import { EMPTY } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, executeWith, fallback, pipe, policy, retry, RUN, runNext, timeout, TimeoutError, constant, type Chain, type ExecutionContext, type Operation } from '../../lib/index.js';
+import { ConfigError, executeWith, fallback, pipe, policy, retry, RUN, runNext, systemClock, timeout, TimeoutError, constant, type Chain, type ExecutionContext, type Operation } from '../../lib/index.js';
 import { TestClock } from '../../lib/testing.js';
 
 const START = 1_700_000_000_000;
@@ -119,8 +119,8 @@ describe('pipe and policy() refuse what is not a policy', () => {
     class Tagged {
       readonly name = 'tagged';
       readonly events$ = EMPTY;
-      execute<R>(op: Operation<R>) {
-        return executeWith(this, op, undefined);
+      execute<R>(op: Operation<R>): Promise<R> {
+        return executeWith(this, op, undefined, systemClock);
       }
       async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
         return runNext(op, ctx, next);
