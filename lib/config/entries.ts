@@ -35,7 +35,8 @@ import {
   type Backoff,
   type RetryBudget,
 } from '../../policies/retry/index.js';
-import { ExponentialShape, maxAtLeastInitial } from '../../policies/retry/backoff.js';
+import { ExponentialShape, isBackoff, maxAtLeastInitial, type BackoffFunction } from '../../policies/retry/backoff.js';
+import { isRetryBudget } from '../../policies/retry/budget.js';
 import { timeout, TimeoutOptionsSchema, TimeoutPolicy } from '../../policies/timeout/index.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../options.js';
 import type { ExecutionContext } from '../policy.js';
@@ -236,12 +237,23 @@ export const entrySchemas = {
 } as const;
 
 type Schemas = typeof entrySchemas;
-/** One policy of a config, by `type`. */
-export type EntryConfig = { [K in keyof Schemas]: z.output<Schemas[K]> }[keyof Schemas];
-type Entry<K extends keyof Schemas> = z.output<Schemas[K]>;
 
-function backoffOf(b: Entry<'retry'>['backoff']): Backoff | undefined {
-  if (b === undefined) return undefined;
+/**
+ * A retry entry as validated. Its `backoff` and `budget` are data, or, in a
+ * pipeline built by a strategy's code form, the objects given there, used as
+ * they are (a shared budget stays shared).
+ */
+export type RetryEntryConfig = Omit<z.output<Schemas['retry']>, 'backoff' | 'budget'> & {
+  backoff?: z.output<typeof BackoffConfigSchema> | Backoff | BackoffFunction;
+  budget?: z.output<typeof BudgetConfigSchema> | RetryBudget;
+};
+
+/** One policy of a config, by `type`. */
+export type EntryConfig = { [K in Exclude<keyof Schemas, 'retry'>]: z.output<Schemas[K]> }[Exclude<keyof Schemas, 'retry'>] | RetryEntryConfig;
+type Entry<K extends keyof Schemas> = K extends 'retry' ? RetryEntryConfig : z.output<Schemas[K]>;
+
+function backoffOf(b: Entry<'retry'>['backoff']): Backoff | BackoffFunction | undefined {
+  if (b === undefined || typeof b === 'function' || isBackoff(b)) return b;
   if (b.kind === 'constant') return constant(b.ms);
   if (b.kind === 'linear') return linear(b.ms, b.step);
   const { kind: _kind, ...rest } = b;
@@ -249,7 +261,7 @@ function backoffOf(b: Entry<'retry'>['backoff']): Backoff | undefined {
 }
 
 function budgetOf(b: Entry<'retry'>['budget']): RetryBudget | undefined {
-  if (b === undefined) return undefined;
+  if (b === undefined || isRetryBudget(b)) return b;
   if (b.kind === 'token') {
     const { kind: _k, ...rest } = b;
     return tokenBudget(rest);

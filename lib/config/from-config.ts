@@ -15,6 +15,8 @@ import { writeBehind, WriteBehind, type Deliver } from '../strategies/write-behi
 import { PolicyConfigSchema } from './entries.js';
 import { PoliciesConfigSchema } from './schema.js';
 import type { ConfigAnswer } from './types.js';
+import type { Backoff, BackoffFunction } from '../../policies/retry/backoff.js';
+import type { RetryBudget } from '../../policies/retry/budget.js';
 
 interface Parsed {
   readonly name: string | undefined;
@@ -235,6 +237,23 @@ export function fromConfig<const C, const H extends Handlers = {}>(
   const pipeline = new ConfigPipeline<ConfigAnswer<C, H>>(parse(first.value), named, env);
   pipeline.follow(config as Observable<unknown>);
   return pipeline as Out;
+}
+
+/** Objects a strategy's code form passes to its retry policy as they are: they cannot be data. */
+export interface RetryObjects {
+  readonly backoff?: Backoff | BackoffFunction;
+  readonly budget?: RetryBudget;
+}
+
+/**
+ * @internal `strategies.<name>(options)`: the strategy from its data, each
+ * retry entry taking the objects of `objects` in place of the data form
+ * (which the schema keeps: a config file holds data only).
+ */
+export function strategyPipeline<T>(config: object, handlers: Handlers, objects: RetryObjects, env: BuildEnv): ConfigPipeline<T> {
+  const parsed = parse(config);
+  const entries = parsed.entries.map((e) => (e.type === 'retry' ? { ...e, ...objects } : e));
+  return new ConfigPipeline<T>({ ...parsed, entries }, handlers, env);
 }
 
 /** Strategy #9 from data: the writer, with its functions and store resolved by name. */
