@@ -11,8 +11,10 @@ import { idempotent, type IdempotentOptions } from '../policies/idempotent/index
 import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
+import { z } from 'zod';
 import { systemClock, type Clock } from './clock.js';
-import { Pipeline } from './pipe.js';
+import { clockSchema, nameSchema, parseOptions, randomSchema } from './options.js';
+import { checkPolicies, Pipeline } from './pipe.js';
 import type { Policy } from './policy.js';
 
 /** What {@link policy} hands to every policy it creates. */
@@ -24,6 +26,8 @@ export interface BuilderEnv {
   /** The pipeline's name in events. @defaultValue `'pipeline'` */
   name?: string;
 }
+
+const BuilderEnvSchema = z.object({ clock: clockSchema.optional(), random: randomSchema.optional(), name: nameSchema.optional() }).strict();
 
 /**
  * An immutable fluent pipeline: every method returns a new builder with one
@@ -43,6 +47,7 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
 
   /** Wraps any policy, a user's own included, around the chain so far. */
   use<U>(p: Policy<U>): PolicyBuilder<T | U> {
+    checkPolicies([p], 'policy().use', this.policies.length);
     return new PolicyBuilder<T | U>([...this.policies, p], this.env);
   }
 
@@ -138,5 +143,5 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
  * ```
  */
 export function policy(env: BuilderEnv = {}): PolicyBuilder<never> {
-  return new PolicyBuilder<never>([], env);
+  return new PolicyBuilder<never>([], parseOptions(BuilderEnvSchema, env, 'policy'));
 }

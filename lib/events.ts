@@ -102,8 +102,11 @@ export interface ConfigAppliedEvent extends EventBase {
 /** A pipeline built by `fromConfig` refused a config and kept the last good one. */
 export interface ConfigRejectedEvent extends EventBase {
   readonly type: 'configRejected';
-  /** `'invalid'`: it broke a rule; `'structure'`: it changed which policies run, or their order. */
-  readonly reason: 'invalid' | 'structure';
+  /**
+   * `'invalid'`: it broke a rule, or could not be parsed; `'structure'`: it changed which policies run, or their
+   * order; `'error'`: the config stream failed, which ends it (the last good config keeps serving, no later one comes).
+   */
+  readonly reason: 'invalid' | 'structure' | 'error';
   /** Every problem, with its path. */
   readonly issues: readonly { readonly path: string; readonly message: string }[];
 }

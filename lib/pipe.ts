@@ -1,8 +1,36 @@
-import { merge, type Observable } from 'rxjs';
+import { isObservable, merge, type Observable } from 'rxjs';
 import { systemClock, type Clock } from './clock.js';
 import { executeWith, runNext } from './context.js';
+import { ConfigError, type ConfigIssue } from './errors.js';
 import type { PolicyEvent } from './events.js';
 import { ANSWER, RUN, type AltOf, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
+
+/**
+ * What keeps `value` from being a {@link Policy}, in words, or `undefined`
+ * for a policy. The shape is checked, not the class, so a policy written by a
+ * user or built by another copy of breakwater passes; a policy of another
+ * library (cockatiel's have `execute` but no `[RUN]` and no `events$`) does not.
+ */
+function notAPolicy(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return `expected a breakwater Policy, got ${value === null ? 'null' : typeof value}`;
+  const p = value as Partial<Policy<unknown>>;
+  const missing: string[] = [];
+  if (typeof p[RUN] !== 'function') missing.push('the [RUN] symbol method');
+  if (!isObservable(p.events$)) missing.push('events$ (an Observable)');
+  if (typeof p.name !== 'string') missing.push('name (a string)');
+  if (typeof p.execute !== 'function') missing.push('execute (a method)');
+  return missing.length === 0 ? undefined : `expected a breakwater Policy; missing: ${missing.join(', ')} (docs/composition.md shows how to write one)`;
+}
+
+/** @internal Throws a {@link ConfigError} at `label` listing every argument that is not a policy, by its position. */
+export function checkPolicies(policies: readonly unknown[], label: string, offset = 0): void {
+  const issues: ConfigIssue[] = [];
+  policies.forEach((p, i) => {
+    const problem = notAPolicy(p);
+    if (problem !== undefined) issues.push({ path: `policies[${i + offset}]`, message: problem });
+  });
+  if (issues.length > 0) throw new ConfigError(label, issues);
+}
 
 function clockOf(policies: readonly Policy<unknown>[]): Clock {
   for (const p of policies) {
@@ -30,6 +58,8 @@ export class Pipeline<T = never> implements Policy<T> {
   private readonly head: Chain | undefined;
 
   constructor(policies: readonly Policy<unknown>[], options: { name?: string; clock?: Clock } = {}) {
+    // Checked here, not at the first call: an object of another library would build and then fail inside rxjs or at execute.
+    checkPolicies(policies, 'pipe');
     const flat: Policy<unknown>[] = [];
     for (const p of policies) {
       if (p instanceof Pipeline) flat.push(...(p.policies as Policy<unknown>[]));

@@ -18,7 +18,7 @@ import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../../pol
 import { cache, type CacheStore } from '../../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, CircuitBreakerVariants, type CircuitBreakerOptions } from '../../policies/circuit-breaker/index.js';
 import { checkSre, SreBreaker, sreBreaker, SreBreakerShape } from '../../policies/sre-breaker/index.js';
-import { checkBuckets } from '../breaker-options.js';
+import { checkBuckets, checkSnapshotGrid } from '../breaker-options.js';
 import { chaos, type ChaosFault, type ChaosResult } from '../../policies/chaos/index.js';
 import { fallback, fallbackChain, type FallbackHandler } from '../../policies/fallback/index.js';
 import { hedge, type HedgeOptions } from '../../policies/hedge/index.js';
@@ -35,7 +35,8 @@ import {
   type Backoff,
   type RetryBudget,
 } from '../../policies/retry/index.js';
-import { ExponentialShape, maxAtLeastInitial } from '../../policies/retry/backoff.js';
+import { ExponentialShape, isBackoff, maxAtLeastInitial, type BackoffFunction } from '../../policies/retry/backoff.js';
+import { isRetryBudget } from '../../policies/retry/budget.js';
 import { timeout, TimeoutOptionsSchema, TimeoutPolicy } from '../../policies/timeout/index.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../options.js';
 import type { ExecutionContext } from '../policy.js';
@@ -43,6 +44,29 @@ import type { Policy } from '../policy.js';
 import type { Resolver } from './resolve.js';
 
 export const handlerName = z.string().min(1, { message: 'expected a handler name' });
+
+/** Runs a cross-field rule only on fields that passed their own checks, so one mistake is not reported twice. */
+export const onceValid = { when: (payload: z.core.ParsePayload): boolean => payload.issues.length === 0 };
+
+/**
+ * Re-reports on `ctx`, under `prefix`, what `schema` finds wrong with
+ * `value`: how a schema carries the rules of the entries it is written out
+ * into. Unknown keys are reported one by one and a union by its closest
+ * branch, as `toConfigIssues` reads them.
+ */
+export function checkAs(schema: z.ZodType, value: unknown, prefix: readonly PropertyKey[], ctx: z.RefinementCtx): void {
+  const r = schema.safeParse(value);
+  if (!r.success) addIssues(r.error.issues, prefix, ctx);
+}
+
+function addIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[], ctx: z.RefinementCtx): void {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: [...path, key], message: 'unknown option' });
+    else if (issue.code === 'invalid_union' && issue.errors.length > 0) addIssues(issue.errors.reduce((a, b) => (b.length < a.length ? b : a)), path, ctx);
+    else ctx.addIssue({ code: 'custom', path, message: issue.message });
+  }
+}
 
 /** Backoff as data: `{ kind: 'constant' | 'linear' | 'exponential', ... }`. */
 export const BackoffConfigSchema = z.discriminatedUnion('kind', [
@@ -61,12 +85,18 @@ const judges = { handle: handlerName.optional(), handleResult: handlerName.optio
 /** SRE breaker options as data (handler names for functions). */
 export const sreData = SreBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
 type ZodStrictObject = z.ZodObject<z.ZodRawShape, z.core.$strict>;
+/** The cross-field rules `circuitBreaker()` checks: buckets divide the window, a snapshot has the window's grid. */
+function checkMachine(o: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const options = o as unknown as Parameters<typeof checkSnapshotGrid>[0];
+  checkBuckets(options, ctx);
+  checkSnapshotGrid(options, ctx);
+}
 // The data form of each circuit-breaker strategy: functions become handler names.
 const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
   v
     .omit({ clock: true, handle: true, handleResult: true } as never)
     .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}) })
-    .superRefine((o, ctx) => checkBuckets(o as unknown as { windowMs: number; buckets: number }, ctx)),
+    .superRefine(checkMachine),
 ) as unknown as [ZodStrictObject, ...ZodStrictObject[]];
 
 /** How each policy `type` of a config is validated and built. */
@@ -78,7 +108,7 @@ export const entrySchemas = {
       v
         .omit({ clock: true, handle: true, handleResult: true } as never)
         .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker') })
-        .superRefine((o, ctx) => checkBuckets(o as unknown as { windowMs: number; buckets: number }, ctx)),
+        .superRefine(checkMachine),
     ) as unknown as [ZodStrictObject, ...ZodStrictObject[]],
   ),
   keyedBreaker: z
@@ -93,7 +123,11 @@ export const entrySchemas = {
       idleMs: nonNegativeMs.optional(),
       name: nameSchema.optional(),
     })
-    .strict(),
+    .strict()
+    .superRefine((o, ctx) => {
+      if (o.metaKey === undefined && o.keyOf === undefined) ctx.addIssue({ code: 'custom', path: ['metaKey'], message: 'give metaKey or keyOf' });
+      if (o.metaKey !== undefined && o.keyOf !== undefined) ctx.addIssue({ code: 'custom', path: ['keyOf'], message: 'give metaKey or keyOf, not both' });
+    }, onceValid),
   timeout: TimeoutOptionsSchema.omit({ clock: true }).extend({ type: z.literal('timeout') }),
   retry: z
     .object({
@@ -154,7 +188,12 @@ export const entrySchemas = {
       handleResult: handlerName.optional(),
       name: nameSchema.optional(),
     })
-    .strict(),
+    .strict()
+    .refine((o) => !(o.afterFailure === true && o.delayMs !== undefined), {
+      message: 'afterFailure already sets the delay (hedge only after a failure): give delayMs or afterFailure, not both',
+      path: ['delayMs'],
+      ...onceValid,
+    }),
   chaos: z
     .object({
       type: z.literal('chaos'),
@@ -165,7 +204,18 @@ export const entrySchemas = {
       enabled: z.union([z.boolean(), handlerName]).optional(),
       name: nameSchema.optional(),
     })
-    .strict(),
+    .strict()
+    // The rules of chaos(), with its messages and paths.
+    .refine((o) => o.fault !== undefined || o.latency !== undefined || o.result !== undefined, {
+      message: 'give at least one of fault, latency or result',
+      path: ['fault'],
+      ...onceValid,
+    })
+    .refine((o) => o.fault === undefined || o.result === undefined, {
+      message: 'fault and result are exclusive (pipe two chaos policies to have both)',
+      path: ['result'],
+      ...onceValid,
+    }),
   cache: z
     .object({
       type: z.literal('cache'),
@@ -177,16 +227,33 @@ export const entrySchemas = {
       handleResult: handlerName.optional(),
       name: nameSchema.optional(),
     })
-    .strict(),
+    .strict()
+    // The rule of cache(), with its message and path (an absent retainMs is Infinity).
+    .refine((o) => o.retainMs === undefined || o.retainMs >= o.ttlMs + (o.staleWhileRevalidateMs ?? 0), {
+      message: 'retainMs must be >= ttlMs + staleWhileRevalidateMs',
+      path: ['retainMs'],
+      ...onceValid,
+    }),
 } as const;
 
 type Schemas = typeof entrySchemas;
-/** One policy of a config, by `type`. */
-export type EntryConfig = { [K in keyof Schemas]: z.output<Schemas[K]> }[keyof Schemas];
-type Entry<K extends keyof Schemas> = z.output<Schemas[K]>;
 
-function backoffOf(b: Entry<'retry'>['backoff']): Backoff | undefined {
-  if (b === undefined) return undefined;
+/**
+ * A retry entry as validated. Its `backoff` and `budget` are data, or, in a
+ * pipeline built by a strategy's code form, the objects given there, used as
+ * they are (a shared budget stays shared).
+ */
+export type RetryEntryConfig = Omit<z.output<Schemas['retry']>, 'backoff' | 'budget'> & {
+  backoff?: z.output<typeof BackoffConfigSchema> | Backoff | BackoffFunction;
+  budget?: z.output<typeof BudgetConfigSchema> | RetryBudget;
+};
+
+/** One policy of a config, by `type`. */
+export type EntryConfig = { [K in Exclude<keyof Schemas, 'retry'>]: z.output<Schemas[K]> }[Exclude<keyof Schemas, 'retry'>] | RetryEntryConfig;
+type Entry<K extends keyof Schemas> = K extends 'retry' ? RetryEntryConfig : z.output<Schemas[K]>;
+
+function backoffOf(b: Entry<'retry'>['backoff']): Backoff | BackoffFunction | undefined {
+  if (b === undefined || typeof b === 'function' || isBackoff(b)) return b;
   if (b.kind === 'constant') return constant(b.ms);
   if (b.kind === 'linear') return linear(b.ms, b.step);
   const { kind: _kind, ...rest } = b;
@@ -194,7 +261,7 @@ function backoffOf(b: Entry<'retry'>['backoff']): Backoff | undefined {
 }
 
 function budgetOf(b: Entry<'retry'>['budget']): RetryBudget | undefined {
-  if (b === undefined) return undefined;
+  if (b === undefined || isRetryBudget(b)) return b;
   if (b.kind === 'token') {
     const { kind: _k, ...rest } = b;
     return tokenBudget(rest);
@@ -264,13 +331,10 @@ function breakerOptions(o: Record<string, unknown>, r: Resolver, path: string): 
   };
 }
 
+/** The entry's key function; the schema has made sure exactly one of `keyOf` and `metaKey` is given. */
 function keyOfEntry(e: { metaKey?: string; keyOf?: string }, r: Resolver, path: string): KeyOf {
   if (e.keyOf !== undefined) return r.fn<KeyOf>(e.keyOf, `${path}.keyOf`);
-  if (e.metaKey === undefined) {
-    r.issues.push({ path: `${path}.metaKey`, message: 'give metaKey or keyOf' });
-    return () => '';
-  }
-  const label = e.metaKey;
+  const label = e.metaKey!;
   return (ctx) => ctx.meta[label] ?? '';
 }
 

@@ -2,7 +2,7 @@ import { isObservable, merge, skip, type Observable, type Subscription } from 'r
 import { systemClock } from '../clock.js';
 import { executeWith, runNext } from '../context.js';
 import { ConfigError, isConfigError, type ConfigIssue } from '../errors.js';
-import { EventSource, type PolicyEvent } from '../events.js';
+import { EventSource, type ConfigRejectedEvent, type PolicyEvent } from '../events.js';
 import { toConfigIssues } from '../options.js';
 import { Pipeline } from '../pipe.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../policy.js';
@@ -15,6 +15,8 @@ import { writeBehind, WriteBehind, type Deliver } from '../strategies/write-behi
 import { PolicyConfigSchema } from './entries.js';
 import { PoliciesConfigSchema } from './schema.js';
 import type { ConfigAnswer } from './types.js';
+import type { Backoff, BackoffFunction } from '../../policies/retry/backoff.js';
+import type { RetryBudget } from '../../policies/retry/budget.js';
 
 interface Parsed {
   readonly name: string | undefined;
@@ -25,6 +27,16 @@ interface Parsed {
   /** Handlers the strategy adds to the user's. */
   readonly extra: Handlers;
   readonly bind: ((policies: readonly Policy<unknown>[]) => void) | undefined;
+}
+
+/** The document as a config: `env.parse` applied, a throw a {@link ConfigError}. */
+function read(document: unknown, env: BuildEnv): unknown {
+  if (env.parse === undefined) return document;
+  try {
+    return env.parse(document as never);
+  } catch (error) {
+    throw new ConfigError('config', [{ path: '', message: `the document could not be parsed: ${String(error)}` }]);
+  }
 }
 
 function parse(config: unknown): Parsed {
@@ -83,8 +95,11 @@ const structureOf = (p: Parsed): string => (p.strategy ? `${p.strategy}: ` : '')
  * A pipeline built from data. Given an Observable of configs it follows it:
  * each new config that keeps the structure (the same policies in the same
  * order) changes options in place, keeping windows and breaker state; one
- * that is invalid or changes the structure is refused with a
- * `configRejected` event, and the last good config stays in force.
+ * that is invalid, cannot be parsed or changes the structure is refused with
+ * a `configRejected` event, and the last good config stays in force. An
+ * error of the stream ends it (rxjs streams end on error): it is reported
+ * the same way (reason `'error'`), never thrown, and the last good config
+ * keeps serving.
  *
  * @typeParam T - the union of the answers of the handlers the config names.
  */
@@ -116,19 +131,29 @@ export class ConfigPipeline<T> implements Policy<T> {
     return this.current.entries;
   }
 
-  /** @internal follows `source` from now on; its first config is the one this pipeline was built from. */
+  /**
+   * @internal follows `source` from now on; its first config is the one this
+   * pipeline was built from. An error ends an rxjs stream: it is reported as a
+   * rejected reload, never rethrown (that would crash the process), and the
+   * last good config keeps serving.
+   */
   follow(source: Observable<unknown>): void {
-    this.sub = source.pipe(skip(1)).subscribe((config) => this.update(config));
+    this.sub = source.pipe(skip(1)).subscribe({
+      next: (config) => this.update(config),
+      error: (error: unknown) =>
+        this.reject('error', [{ path: '', message: `the config stream failed and ended: ${String(error)}; the last good config keeps serving` }]),
+    });
   }
 
   /**
-   * Applies `config` in place if it is valid and keeps the structure; returns
-   * whether it was applied (a `configRejected` event says why not).
+   * Applies `config` (a document, when the pipeline was given `parse`) in
+   * place if it is valid and keeps the structure; returns whether it was
+   * applied (a `configRejected` event says why not). Never throws.
    */
   update(config: unknown): boolean {
     let parsed: Parsed;
     try {
-      parsed = parse(config);
+      parsed = parse(read(config, this.env));
     } catch (error) {
       this.reject('invalid', isConfigError(error) ? error.issues : [{ path: '', message: String(error) }]);
       return false;
@@ -181,7 +206,7 @@ export class ConfigPipeline<T> implements Policy<T> {
     return next === undefined ? (this.pipeline[RUN](op, ctx, undefined) as Promise<R | T>) : runNext(op, ctx, { policy: this.pipeline, next });
   }
 
-  private reject(reason: 'invalid' | 'structure', issues: readonly ConfigIssue[]): void {
+  private reject(reason: ConfigRejectedEvent['reason'], issues: readonly ConfigIssue[]): void {
     if (this.configEvents.observed) this.configEvents.emit({ type: 'configRejected', policy: this.name, reason, issues });
   }
 }
@@ -203,7 +228,10 @@ export type FromConfigResult<C, H> = 0 extends 1 & C
  * config and given in `handlers`; a missing name is a `ConfigError`, and
  * every problem is listed at once with its path (`policies[1].maxAttempts`).
  * Given an Observable of configs (which must emit its first one on
- * subscription, like a `BehaviorSubject`), the pipeline hot-reloads.
+ * subscription, like a `BehaviorSubject`), the pipeline hot-reloads; give
+ * `env.parse` (`YAML.parse`, `JSON.parse`) to follow a stream of texts, so
+ * that a syntax error is a refused reload rather than an error that ends
+ * the stream.
  *
  * @example
  * ```ts
@@ -221,20 +249,42 @@ export function fromConfig<const C, const H extends Handlers = {}>(
   type Out = FromConfigResult<C, H>;
   const named: Handlers = handlers ?? {};
   if (!isObservable(config)) {
-    if (typeof config === 'object' && config !== null && (config as { strategy?: unknown }).strategy === 'writeBehind') {
-      return writerFromConfig(config, named, env) as Out;
+    const doc = read(config, env);
+    if (typeof doc === 'object' && doc !== null && (doc as { strategy?: unknown }).strategy === 'writeBehind') {
+      return writerFromConfig(doc, named, env) as Out;
     }
-    return new ConfigPipeline(parse(config), named, env) as Out;
+    return new ConfigPipeline(parse(doc), named, env) as Out;
   }
   let first: { value: unknown } | undefined;
-  const probe = (config as Observable<unknown>).subscribe((c) => (first ??= { value: c }));
+  let failure: { error: unknown } | undefined;
+  const probe = (config as Observable<unknown>).subscribe({ next: (c) => (first ??= { value: c }), error: (error: unknown) => (failure = { error }) });
   probe.unsubscribe();
   if (first === undefined) {
-    throw new ConfigError('config', [{ path: '', message: 'the config stream must emit its first config on subscription (a BehaviorSubject or startWith)' }]);
+    const message = failure
+      ? `the config stream failed before its first config: ${String(failure.error)}`
+      : 'the config stream must emit its first config on subscription (a BehaviorSubject or startWith)';
+    throw new ConfigError('config', [{ path: '', message }]);
   }
-  const pipeline = new ConfigPipeline<ConfigAnswer<C, H>>(parse(first.value), named, env);
+  const pipeline = new ConfigPipeline<ConfigAnswer<C, H>>(parse(read(first.value, env)), named, env);
   pipeline.follow(config as Observable<unknown>);
   return pipeline as Out;
+}
+
+/** Objects a strategy's code form passes to its retry policy as they are: they cannot be data. */
+export interface RetryObjects {
+  readonly backoff?: Backoff | BackoffFunction;
+  readonly budget?: RetryBudget;
+}
+
+/**
+ * @internal `strategies.<name>(options)`: the strategy from its data, each
+ * retry entry taking the objects of `objects` in place of the data form
+ * (which the schema keeps: a config file holds data only).
+ */
+export function strategyPipeline<T>(config: object, handlers: Handlers, objects: RetryObjects, env: BuildEnv): ConfigPipeline<T> {
+  const parsed = parse(config);
+  const entries = parsed.entries.map((e) => (e.type === 'retry' ? { ...e, ...objects } : e));
+  return new ConfigPipeline<T>({ ...parsed, entries }, handlers, env);
 }
 
 /** Strategy #9 from data: the writer, with its functions and store resolved by name. */

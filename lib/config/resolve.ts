@@ -7,10 +7,24 @@ import type { ConfigIssue } from '../errors.js';
  */
 export type Handlers = Readonly<Record<string, unknown>>;
 
-/** What building from config has at hand: the named handlers, the clock, the random source. */
+/** What building from config has at hand besides the handlers: the clock, the random source, the document parser. */
 export interface BuildEnv {
+  /** The clock of every policy built. @defaultValue the system clock */
   readonly clock?: Clock;
+  /** The random source of every policy that draws one. @defaultValue `Math.random` */
   readonly random?: () => number;
+  /**
+   * Reads each document given (a YAML or JSON text, say) into a config: the
+   * first one and every reload. A document it throws on is refused like an
+   * invalid config (a `configRejected` event on reload, a `ConfigError` for
+   * the first), and the config stream goes on.
+   * @defaultValue none: the documents are configs already
+   * @example
+   * ```ts
+   * fromConfig(yamlTexts$, handlers, { parse: YAML.parse });
+   * ```
+   */
+  readonly parse?: (document: never) => unknown;
 }
 
 /**

@@ -105,7 +105,7 @@ export function expand(s: StrategyConfig): Expansion {
     case 'errorCountTrip':
       return {
         entries: [
-          { entry: { type: 'circuitBreaker', strategy: 'consecutiveFailures', threshold: s.threshold, ...s.breaker } as PolicyConfig, source: 'threshold' },
+          { entry: { type: 'circuitBreaker', strategy: 'consecutiveFailures', threshold: s.threshold, ...s.breaker } as PolicyConfig, source: 'breaker' },
           { entry: { type: 'fallback', handler: s.fallback ?? DEFAULT }, source: 'fallback' },
         ],
         handlers: s.fallback ? {} : { [DEFAULT]: () => s.defaultValue },

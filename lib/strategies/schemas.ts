@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { BulkheadOptionsSchema } from '../../policies/bulkhead/index.js';
 import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
-import { BackoffConfigSchema, BudgetConfigSchema, entrySchemas, handlerName, sreData } from '../config/entries.js';
+import { BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema, sreData } from '../config/entries.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../options.js';
 import { DecisionTreeOptionsSchema } from '../../policies/degrade/index.js';
+import { expand } from './expand.js';
 
 /** Tuning of a state-machine breaker inside a strategy (the strategy fixes `strategy`). */
 const BreakerTuning = z
@@ -36,8 +37,18 @@ const json: z.ZodType<unknown> = z.unknown();
 
 const base = { name: nameSchema.optional() };
 
+/**
+ * A strategy's options are also checked as the policy entries they are
+ * written out into, so the schema refuses what `fromConfig` would (a
+ * breaker tuning whose `buckets` do not divide its `windowMs`, a
+ * slow-call threshold above 1), under the strategy option it comes from.
+ */
+function checkExpansion(o: unknown, ctx: z.RefinementCtx): void {
+  for (const { entry, source } of expand(o as StrategyConfig).entries) checkAs(PolicyConfigSchema, entry, [source], ctx);
+}
+
 /** The data form of each strategy's options, keyed by name. Functions are handler names. */
-export const strategySchemas = {
+const strategyShapes = {
   failFast: z.object({ strategy: z.literal('failFast'), ...base, timeoutMs: positiveMs.default(1_000), breaker: SreTuning.optional() }).strict(),
   boundedRetry: z
     .object({
@@ -152,6 +163,13 @@ export const strategySchemas = {
     .refine((o) => o.bulkhead === undefined || o.rateLimiter === undefined, { message: 'give bulkhead or rateLimiter, not both', path: ['rateLimiter'] }),
 } as const;
 
+type Shapes = typeof strategyShapes;
+
+/** The data form of each strategy's options, keyed by name, with the rules of the policies it is written out into. Functions are handler names. */
+export const strategySchemas = Object.fromEntries(
+  Object.entries(strategyShapes).map(([name, schema]) => [name, (schema as z.ZodObject).superRefine(checkExpansion, onceValid)]),
+) as unknown as Shapes;
+
 /** Strategy #9 as data: a writer whose functions and store are named in `handlers`. */
 export const WriteBehindConfigSchema = z
   .object({
@@ -165,7 +183,11 @@ export const WriteBehindConfigSchema = z
     batch: intAtLeast(1).optional(),
     breaker: SreTuning.optional(),
   })
-  .strict();
+  .strict()
+  // The writer builds an SRE breaker from `breaker`: its cross-field rules (buckets, k >= minK) apply here too.
+  .superRefine((o, ctx) => {
+    if (o.breaker !== undefined) checkAs(entrySchemas.sreBreaker, { type: 'sreBreaker', ...o.breaker }, ['breaker'], ctx);
+  }, onceValid);
 
 /** The names of the strategies that are pipelines (`writeBehind` is a writer). */
 export type StrategyName = keyof typeof strategySchemas;

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
+import { isBackoff, type Backoff, type BackoffFunction } from '../../policies/retry/backoff.js';
+import { isRetryBudget, type RetryBudget } from '../../policies/retry/budget.js';
 import type { Clock } from '../clock.js';
-import { fromConfig, type ConfigPipeline } from '../config/from-config.js';
+import { strategyPipeline, type ConfigPipeline, type RetryObjects } from '../config/from-config.js';
 import type { ExecutionContext } from '../policy.js';
-import type { strategySchemas } from './schemas.js';
+import { strategySchemas } from './schemas.js';
 import { writeBehind, type WriteBehind, type WriteBehindOptions } from './write-behind/write-behind.js';
 
 /** What every strategy function accepts besides its own options. */
@@ -13,7 +15,12 @@ export interface StrategyEnv {
   random?: () => number;
 }
 
-type Data<N extends keyof typeof strategySchemas> = Omit<z.input<(typeof strategySchemas)[N]>, 'strategy'>;
+/** In code, `backoff` and `budget` take what `retry()` takes as well as their data form. */
+type InCode<D> = {
+  [K in keyof D]: K extends 'backoff' ? D[K] | Backoff | BackoffFunction : K extends 'budget' ? D[K] | RetryBudget : D[K];
+};
+
+type Data<N extends keyof typeof strategySchemas> = InCode<Omit<z.input<(typeof strategySchemas)[N]>, 'strategy'>>;
 
 /** A handler answering a failed (or degraded) call. */
 type Answer<F> = (error: unknown, ctx: ExecutionContext) => F | PromiseLike<F>;
@@ -52,13 +59,35 @@ function lift(value: unknown, handlers: Record<string, unknown>): unknown {
   return value;
 }
 
+/**
+ * Takes out of `options` a backoff or a retry budget given as an object (or
+ * a backoff function), for a strategy that has the option: the built retry
+ * uses it as it is, so one budget object shared by several pipelines is one
+ * budget. Their data form stays in `options`, for the schema.
+ */
+function retryObjects(strategy: keyof typeof strategySchemas, options: Record<string, unknown>): RetryObjects {
+  const shape = strategySchemas[strategy].shape as Record<string, unknown>;
+  const { backoff, budget } = options;
+  const objects: { backoff?: Backoff | BackoffFunction; budget?: RetryBudget } = {};
+  if ('backoff' in shape && (isBackoff(backoff) || typeof backoff === 'function')) {
+    objects.backoff = backoff as Backoff | BackoffFunction;
+    delete options.backoff;
+  }
+  if ('budget' in shape && isRetryBudget(budget)) {
+    objects.budget = budget;
+    delete options.budget;
+  }
+  return objects;
+}
+
 function make<T>(strategy: keyof typeof strategySchemas, options: object): ConfigPipeline<T> {
   const { clock, random, ...rest } = options as Record<string, unknown> & StrategyEnv;
+  const objects = retryObjects(strategy, rest);
   const handlers: Record<string, unknown> = {};
   const data = lift(rest, handlers) as Record<string, unknown>;
   // `defaultValue` is data even when it is an object: keep it as given.
   if ('defaultValue' in rest) data.defaultValue = rest.defaultValue;
-  return fromConfig({ strategy, ...data }, handlers, { clock, random }) as unknown as ConfigPipeline<T>;
+  return strategyPipeline<T>({ strategy, ...data }, handlers, objects, { clock, random });
 }
 
 /**

@@ -1,5 +1,7 @@
+import { handleAll, retry as cockatielRetry } from 'cockatiel';
+import { EMPTY } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { fallback, pipe, policy, retry, timeout, TimeoutError, constant } from '../../lib/index.js';
+import { ConfigError, executeWith, fallback, pipe, policy, retry, RUN, runNext, systemClock, timeout, TimeoutError, constant, type Chain, type ExecutionContext, type Operation } from '../../lib/index.js';
 import { TestClock } from '../../lib/testing.js';
 
 const START = 1_700_000_000_000;
@@ -77,5 +79,59 @@ describe('composition order', () => {
     await clock.advance(50);
     await expect(r).resolves.toBe('stale');
     expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+const issuesOf = (build: () => unknown): readonly { path: string; message: string }[] => {
+  try {
+    build();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).issues;
+  }
+  return expect.unreachable('expected a ConfigError');
+};
+
+describe('pipe and policy() refuse what is not a policy', () => {
+  it('a cockatiel policy is a ConfigError at construction naming its position and what it lacks', () => {
+    const foreign = cockatielRetry(handleAll, { maxAttempts: 2 });
+    expect(issuesOf(() => policy().timeout(10).use(foreign as never))).toEqual([
+      {
+        path: 'policies[1]',
+        message: 'expected a breakwater Policy; missing: the [RUN] symbol method, events$ (an Observable), name (a string) (docs/composition.md shows how to write one)',
+      },
+    ]);
+    expect(issuesOf(() => pipe(timeout(10), foreign as never))).toMatchObject([{ path: 'policies[1]' }]);
+  });
+
+  it('pipe(timeout(10), {}) throws when built, not at execute', () => {
+    expect(issuesOf(() => pipe(timeout(10), {} as never, null as never))).toEqual([
+      {
+        path: 'policies[1]',
+        message: 'expected a breakwater Policy; missing: the [RUN] symbol method, events$ (an Observable), name (a string), execute (a method) (docs/composition.md shows how to write one)',
+      },
+      { path: 'policies[2]', message: 'expected a breakwater Policy, got null' },
+    ]);
+    expect(() => pipe(timeout(10), {} as never)).toThrow(/invalid pipe options: policies\[1\]: expected a breakwater Policy/);
+  });
+
+  it('a policy a user wrote, with the four members, composes', async () => {
+    class Tagged {
+      readonly name = 'tagged';
+      readonly events$ = EMPTY;
+      execute<R>(op: Operation<R>): Promise<R> {
+        return executeWith(this, op, undefined, systemClock);
+      }
+      async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+        return runNext(op, ctx, next);
+      }
+    }
+    await expect(pipe(timeout(10), new Tagged()).execute(() => 1)).resolves.toBe(1);
+    await expect(policy().use(new Tagged()).timeout(10).execute(() => 2)).resolves.toBe(2);
+  });
+
+  it('policy(options) refuses an unknown option or an ill-typed one', () => {
+    expect(issuesOf(() => policy({ clok: new TestClock(START) } as never))).toEqual([{ path: 'clok', message: 'unknown option' }]);
+    expect(issuesOf(() => policy({ clock: Date, random: 0.5, name: '' } as never)).map((i) => i.path)).toEqual(['clock', 'random', 'name']);
   });
 });

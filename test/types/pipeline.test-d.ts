@@ -39,3 +39,8 @@ expectError(retry({ jitter: 'full' }));
 expectError(timeout('100'));
 expectError(timeout({ ms: 100, mode: 'eager' }));
 expectError(policy().retry({ maxAttempts: '3' }));
+
+// Not policies, and misspelt builder options, are refused by the types too (and at run time, with a ConfigError).
+expectError(pipe(timeout(10), {}));
+expectError(policy().use({ execute: async () => 1 }));
+expectError(policy({ clok: 1 }));

@@ -1,5 +1,5 @@
-import { expectType } from 'tsd';
-import { fromConfig, strategies, type ExecutionContext } from '../../dist/index.js';
+import { expectError, expectType } from 'tsd';
+import { constant, exponential, fromConfig, sloBudget, strategies, tokenBudget, type ExecutionContext } from '../../dist/index.js';
 
 interface User {
   id: string;
@@ -18,3 +18,16 @@ expectType<Promise<User | 1 | 2>>(
   fromConfig({ policies: [{ type: 'fallbackChain', handlers: ['a', 'b'] }] }, { a: () => 1 as const, b: async () => 2 as const }).execute(getUser),
 );
 expectType<Promise<User | null>>(fromConfig({ strategy: 'standard', fallback: 'none' }, { none: () => null }).execute(getUser));
+
+// In code, backoff and budget take the objects retry() takes, or their data form.
+const shared = tokenBudget({ ratio: 0.1 });
+expectType<Promise<User | null>>(strategies.standard({ backoff: exponential({ initial: 50 }), fallback: () => null }).execute(getUser));
+expectType<Promise<User>>(strategies.boundedRetry({ backoff: constant(10) }).execute(getUser));
+expectType<Promise<User>>(strategies.guardedRetry({ backoff: (retry: number) => retry * 100 }).execute(getUser));
+expectType<Promise<User>>(strategies.idempotentRetry({ backoff: { kind: 'linear', ms: 10, step: 5 } }).execute(getUser));
+expectType<Promise<User>>(strategies.budgetedRetry({ budget: shared, backoff: exponential() }).execute(getUser));
+expectType<Promise<User>>(strategies.budgetedRetry({ budget: sloBudget({ maxRetries: 2 }) }).execute(getUser));
+expectType<Promise<User>>(strategies.budgetedRetry({ budget: { kind: 'token', ratio: 0.2 } }).execute(getUser));
+expectError(strategies.failFast({ backoff: exponential() }));
+expectError(strategies.standard({ budget: shared, fallback: () => null }));
+expectError(strategies.boundedRetry({ backoff: 'exponential' }));

@@ -1,4 +1,5 @@
-import { BehaviorSubject, Subject } from 'rxjs';
+import { BehaviorSubject, concat, map, of, Subject, throwError } from 'rxjs';
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, fromConfig, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
@@ -170,6 +171,60 @@ describe('fromConfig', () => {
 
     it('the stream must start with a config', () => {
       expect(() => fromConfig(new Subject<unknown>(), {})).toThrow(/must emit its first config/);
+      expect(() => fromConfig(throwError(() => new Error('no file')), {})).toThrow('the config stream failed before its first config: Error: no file');
+    });
+
+    it('a stream error is a rejected reload, reported, never thrown; the last good config keeps serving', async () => {
+      const clock = new TestClock(START);
+      const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'timeout', ms: 100 }] });
+      const p = fromConfig(configs, {}, { clock });
+      const events: PolicyEvent[] = [];
+      p.events$.subscribe((e) => (e.type === 'configRejected' || e.type === 'configApplied') && events.push(e));
+      configs.next({ policies: [{ type: 'timeout', ms: 20 }] });
+      expect(() => configs.error(new Error('watcher died'))).not.toThrow();
+      expect(events).toEqual([
+        { type: 'configApplied', policy: 'config', version: 2 },
+        {
+          type: 'configRejected',
+          policy: 'config',
+          reason: 'error',
+          issues: [{ path: '', message: 'the config stream failed and ended: Error: watcher died; the last good config keeps serving' }],
+        },
+      ]);
+      const r = track(p.execute(() => new Promise(() => {})), clock);
+      await clock.advance(20);
+      expect(await rejection(r)).toBeInstanceOf(TimeoutError);
+      expect(r.now!.at).toBe(START + 20);
+      // a stream of texts mapped through a parser ends at the first syntax error the same way
+      const texts = new BehaviorSubject('policies: []');
+      const q = fromConfig(texts.pipe(map((t) => parseYaml(t) as unknown)));
+      const reasons: string[] = [];
+      q.events$.subscribe((e) => e.type === 'configRejected' && reasons.push(e.reason));
+      texts.next('policies: [');
+      expect(reasons).toEqual(['error']);
+      // and a cold stream that fails after its first config
+      const cold = fromConfig(concat(of({ policies: [] }), throwError(() => 'gone')));
+      expect(cold.config).toEqual([]);
+    });
+
+    it('with parse, an unparseable document is a rejected reload and the stream goes on', async () => {
+      const clock = new TestClock(START);
+      const yaml = (ms: number) => `policies:\n  - type: timeout\n    ms: ${ms}\n`;
+      const texts = new BehaviorSubject(yaml(100));
+      const p = fromConfig(texts, {}, { clock, parse: parseYaml });
+      const events: PolicyEvent[] = [];
+      p.events$.subscribe((e) => (e.type === 'configRejected' || e.type === 'configApplied') && events.push(e));
+      texts.next('policies:\n  - type: timeout\n    ms: [50\n');
+      expect(events).toMatchObject([{ type: 'configRejected', reason: 'invalid', issues: [{ path: '' }] }]);
+      expect(events[0]!.type === 'configRejected' && events[0]!.issues[0]!.message).toMatch(/^the document could not be parsed: YAMLParseError: /);
+      const before = track(p.execute(() => new Promise(() => {})), clock);
+      await clock.advance(100);
+      expect(before.now).toMatchObject({ ok: false, at: START + 100 });
+      texts.next(yaml(20));
+      expect(events.at(-1)).toEqual({ type: 'configApplied', policy: 'config', version: 2 });
+      expect(p.config).toEqual([{ type: 'timeout', ms: 20, mode: 'aggressive', name: 'timeout' }]);
+      expect(() => fromConfig('policies: [', {}, { parse: parseYaml })).toThrow(/the document could not be parsed/);
+      expect(fromConfig('{ "strategy": "failFast" }', {}, { parse: JSON.parse }).name).toBe('failFast');
     });
   });
 });

@@ -62,6 +62,14 @@ const zodOnly: unknown[] = [
   { policies: [{ type: 'circuitBreaker', strategy: 'errorRatio', windowMs: 1_000, buckets: 3 }] },
   { strategy: 'slowCallShield', timeoutMs: 100, slowCallMs: 200 },
   { strategy: 'errorCountTrip' },
+  { policies: [{ type: 'cache', ttlMs: 100, retainMs: 50 }] },
+  { policies: [{ type: 'chaos', injectionRate: 0.5 }] },
+  { policies: [{ type: 'chaos', fault: 'f', result: 'r' }] },
+  { policies: [{ type: 'hedge', afterFailure: true, delayMs: 5 }] },
+  { policies: [{ type: 'keyedBreaker' }] },
+  { strategy: 'guardedRetry', breaker: { windowMs: 1_000, buckets: 3 } },
+  { strategy: 'slowCallShield', breaker: { threshold: 2 } },
+  { strategy: 'writeBehind', deliver: 'save', breaker: { k: 1.05 } },
 ];
 
 describe('the JSON Schema (breakwater/schema.json)', () => {

@@ -633,7 +633,7 @@ describe('lib/config/entries.ts: every entry builds its policy with its options'
       return { p, calls: () => calls };
     };
     const d = hedges({ delayMs: 5, maxHedged: 2, name: 'h' });
-    const a = hedges({ afterFailure: true, delayMs: 5 });
+    const a = hedges({ afterFailure: true });
     await clock.advance(20);
     expect(d.calls()).toBe(3);
     expect(at<{ name: string; maxHedged: number }>(d.p)).toMatchObject({ name: 'h', maxHedged: 2 });
