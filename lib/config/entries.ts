@@ -120,7 +120,7 @@ export const entrySchemas = {
       keyOf: handlerName.optional(),
       /** Options of each breaker: SRE by default, a circuit breaker when it names a `strategy`. */
       defaults: z.union([z.discriminatedUnion('strategy', cbData), sreData.superRefine(checkSre)]).optional(),
-      idleMs: nonNegativeMs.optional(),
+      idleMs: positiveMs.optional(),
       name: nameSchema.optional(),
     })
     .strict()
@@ -136,6 +136,7 @@ export const entrySchemas = {
       maxAttempts: intAtLeast(1).optional(),
       backoff: BackoffConfigSchema.optional(),
       budget: BudgetConfigSchema.optional(),
+      maxDelayMs: nonNegativeMs.optional(),
       handle: handlerName.optional(),
       handleResult: handlerName.optional(),
     })
@@ -278,6 +279,7 @@ function retryOptions(e: Entry<'retry'>, r: Resolver, path: string) {
     maxAttempts: e.maxAttempts,
     backoff: backoffOf(e.backoff),
     budget: budgetOf(e.budget),
+    ...(e.maxDelayMs !== undefined ? { maxDelayMs: e.maxDelayMs } : {}),
     handle: r.optionalFn<(error: unknown) => boolean>(e.handle, `${path}.handle`),
     handleResult: r.optionalFn<(result: unknown) => boolean>(e.handleResult, `${path}.handleResult`),
   };

@@ -8,6 +8,22 @@ import { rejection, track } from '../../helpers/track.js';
 const START = 1_700_000_000_000;
 
 describe('fromConfig', () => {
+  it("a retry entry's maxDelayMs caps a Retry-After: beyond it the call gives up at once", async () => {
+    const clock = new TestClock(0);
+    const p = fromConfig({ policies: [{ type: 'retry', maxAttempts: 3, maxDelayMs: 1_000 }] }, {}, { clock });
+    const hinted = Object.assign(new Error('503'), { retryAfterMs: 5_000 });
+    let calls = 0;
+    const run = track(p.execute(() => (calls++, Promise.reject(hinted))), clock);
+    await clock.advance(0);
+    expect(await rejection(run)).toBe(hinted);
+    expect(calls).toBe(1);
+    expect(() => fromConfig({ policies: [{ type: 'retry', maxDelayMs: -1 }] })).toThrow(/policies\[0\]\.maxDelayMs/);
+  });
+
+  it("a keyedBreaker entry's idleMs must be greater than 0, as the registry requires", () => {
+    expect(() => fromConfig({ policies: [{ type: 'keyedBreaker', metaKey: 'tenant', idleMs: 0 }] })).toThrow(/policies\[0\]\.idleMs: expected a number greater than 0/);
+  });
+
   it('builds every policy type from JSON, innermost first', async () => {
     const clock = new TestClock(START);
     const json = JSON.parse(`{
