@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import { systemClock } from '../../lib/clock.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, hardAborted, runNext } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
@@ -28,20 +28,28 @@ export class FallbackPolicy<T> implements Policy<T> {
   private readonly events = new EventSource();
   private readonly handle: ((error: unknown) => boolean) | undefined;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
+  /**
+   * @internal the clock of `execute`'s root context and of durations;
+   * without one, the context's (a pipeline's, which reads this field first).
+   */
+  readonly clock: Clock | undefined;
 
   constructor(
     private readonly handlers: readonly FallbackHandler<T>[],
-    options: FallbackOptions & { name?: string } = {},
+    options: FallbackOptions = {},
+    /** The factory, for option errors. */
+    factory: 'fallback' | 'fallbackChain' = 'fallback',
   ) {
-    const o = parseOptions(FallbackOptionsSchema, options, 'fallback');
+    const o = parseOptions(FallbackOptionsSchema, options, factory);
     this.name = o.name ?? (handlers.length === 1 ? 'fallback' : 'fallbackChain');
     this.handle = o.handle;
     this.handleResult = o.handleResult;
+    this.clock = o.clock;
     this.events$ = this.events.events$;
   }
 
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
-    return executeWith(this, op, options, systemClock);
+    return executeWith(this, op, options, this.clock ?? systemClock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
@@ -49,7 +57,7 @@ export class FallbackPolicy<T> implements Policy<T> {
     // No result to judge: pass the inner promise through with handlers attached
     // (no async frame); with nobody listening, only a rejection handler and no clock read.
     const observed = this.events.observed;
-    const start = observed ? ctx.clock.now() : 0;
+    const start = observed ? (this.clock ?? ctx.clock).now() : 0;
     let inner: Promise<R>;
     try {
       inner = runNext(op, ctx, next);
@@ -65,7 +73,7 @@ export class FallbackPolicy<T> implements Policy<T> {
   }
 
   private async run<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
-    const start = this.events.observed ? ctx.clock.now() : 0;
+    const start = this.events.observed ? (this.clock ?? ctx.clock).now() : 0;
     let failure: unknown;
     try {
       const value = await runNext(op, ctx, next);
@@ -113,7 +121,7 @@ export class FallbackPolicy<T> implements Policy<T> {
   }
 
   private outcome(ctx: ExecutionContext, result: 'success' | 'failure' | 'fallback', start: number, error?: unknown): void {
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: ctx.clock.now() - start, error });
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: (this.clock ?? ctx.clock).now() - start, error });
   }
 }
 
@@ -145,15 +153,24 @@ export type AnswerOf<H extends readonly FallbackHandler<unknown>[]> = H[number] 
 
 /**
  * Tries each handler in order until one answers (seed 002 §3.2); when all
- * fail, rejects with the original thrown value, unchanged.
+ * fail, rejects with the original thrown value, unchanged. Options, if any,
+ * come last: `fallbackChain(fromCache, () => DEFAULT, { clock })`.
  *
  * @example
  * ```ts
  * const p = policy().timeout(300).fallbackChain(fromCache, fromReplica, () => DEFAULT);
  * ```
  */
-export function fallbackChain<const H extends readonly FallbackHandler<unknown>[]>(...handlers: H): FallbackPolicy<AnswerOf<H>> {
+export function fallbackChain<const H extends readonly FallbackHandler<unknown>[]>(...handlers: H): FallbackPolicy<AnswerOf<H>>;
+export function fallbackChain<const H extends readonly FallbackHandler<unknown>[]>(
+  ...args: [...handlers: H, options: FallbackOptions]
+): FallbackPolicy<AnswerOf<H>>;
+export function fallbackChain(...args: unknown[]): FallbackPolicy<unknown> {
+  // Handlers are functions: a last argument that is an object is the options.
+  const last = args[args.length - 1];
+  const hasOptions = typeof last === 'object' && last !== null;
+  const handlers = hasOptions ? args.slice(0, -1) : args;
   checkHandlers(handlers, 'fallbackChain');
-  return new FallbackPolicy<AnswerOf<H>>(handlers as unknown as readonly FallbackHandler<AnswerOf<H>>[]);
+  return new FallbackPolicy<unknown>(handlers as FallbackHandler<unknown>[], hasOptions ? (last as FallbackOptions) : undefined, 'fallbackChain');
 }
 
