@@ -2,8 +2,9 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Clock } from './clock.js';
 import { Context, executeWith, runNext } from './context.js';
 import { isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
-import { EventSource, type BreakerState, type PolicyEvent, type StateChangeReason } from './events.js';
+import { EventSource, type BreakerState, type OutcomeResult, type PolicyEvent, type StateChangeReason } from './events.js';
 import { judge } from './judge.js';
+import { thrownOutcome } from './outcome.js';
 import { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict } from './permit.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
 
@@ -111,13 +112,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   }
 
   private settled<R>(token: number, start: number, value: R): R {
-    if (this.handleResult !== undefined && judge(this.handleResult, value)) this.complete(token, start, FAILURE, value);
-    else this.complete(token, start, SUCCESS, undefined);
+    if (this.handleResult !== undefined && judge(this.handleResult, value)) this.finish(token, start, FAILURE, 'failure', value);
+    else this.finish(token, start, SUCCESS, 'success', undefined);
     return value;
   }
 
   private failed(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
-    this.complete(token, start, this.verdictOf(error, ctx), error);
+    this.finish(token, start, this.verdictOf(error, ctx), this.observed ? thrownOutcome(error, ctx) : 'failure', error);
     throw error;
   }
 
@@ -143,13 +144,27 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     if (--this.isolations === 0) this.reset();
   }
 
-  /** @internal settles an admitted call (permit or execute). */
+  /**
+   * @internal settles a call admitted through the permit API: `success()`,
+   * `failure(error)` (classified like a thrown `error`, nothing to cancel it)
+   * or `release()` (the caller cancelled).
+   */
   complete(token: number, start: number, verdict: Verdict, error: unknown): void {
+    let result: OutcomeResult = 'success';
+    if (this.observed) {
+      if (verdict === RELEASE) result = error === undefined ? 'cancelled' : thrownOutcome(error, undefined);
+      else if (verdict === TIMEOUT) result = 'timeout';
+      else if (verdict === FAILURE) result = thrownOutcome(error, undefined);
+    }
+    this.finish(token, start, verdict, result, error);
+  }
+
+  /** Records (or releases) an admitted call and reports it as `result`, which only matters when someone listens. */
+  private finish(token: number, start: number, verdict: Verdict, result: OutcomeResult, error: unknown): void {
     let now = NaN;
     if (verdict === RELEASE) this.release(token);
     else this.record(token, start, (now = this.clock.now()), verdict);
-    if (this.observed && (verdict !== RELEASE || error !== undefined)) {
-      const result = verdict === SUCCESS ? 'success' : verdict === TIMEOUT ? 'timeout' : isShedRejection(error) ? 'rejected' : 'failure';
+    if (this.observed) {
       // One clock read serves the window and the event.
       const durationMs = start === start ? (now === now ? now : this.clock.now()) - start : 0;
       this.ev!.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
@@ -185,7 +200,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
       const state = this.state;
       if (dropRatio !== undefined) ev.emit({ type: 'rejected', policy: this.name, state, dropRatio });
       else ev.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
-      ev.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0, error });
+      // Shed at admission: no time passed.
+      ev.emit({ type: 'outcome', policy: this.name, result: thrownOutcome(error, undefined), durationMs: 0, error });
     }
     throw error;
   }

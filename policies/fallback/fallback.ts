@@ -2,9 +2,10 @@ import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, hardAborted, runNext } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { FallbackOptionsSchema, HandlerSchema, type FallbackHandler, type FallbackOptions } from './options.js';
 
@@ -85,19 +86,20 @@ export class FallbackPolicy<T> implements Policy<T> {
     } catch (error) {
       return this.failed(error, ctx, start);
     }
-    return this.answer(failure, ctx, start);
+    return this.answer(failure, false, ctx, start);
   }
 
   /** The inner call threw `error`: rethrow it (the caller's cancellation, or not handled) or answer it. */
   private failed(error: unknown, ctx: ExecutionContext, start: number): Promise<T> {
     if (hardAborted(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
-      if (this.events.observed) this.outcome(ctx, 'failure', start, error);
+      if (this.events.observed) this.outcome(ctx, thrownOutcome(error, ctx), start, error);
       return Promise.reject(error);
     }
-    return this.answer(error, ctx, start);
+    return this.answer(error, true, ctx, start);
   }
 
-  private async answer(failure: unknown, ctx: ExecutionContext, start: number): Promise<T> {
+  /** Tries the handlers on `failure`: a thrown value, or (`thrown` false) a result `handleResult` judged a failure. */
+  private async answer(failure: unknown, thrown: boolean, ctx: ExecutionContext, start: number): Promise<T> {
     const handlerErrors: unknown[] = [];
     for (let i = 0; i < this.handlers.length; i++) {
       // Rule 3: nothing answers once the caller or an enclosing deadline has given up.
@@ -115,12 +117,13 @@ export class FallbackPolicy<T> implements Policy<T> {
     }
     if (this.events.observed) {
       this.events.emit({ type: 'fallbackFailed', policy: this.name, error: failure, handlerErrors });
-      this.outcome(ctx, 'failure', start, failure);
+      // What the caller gets is the original failure: it counts as that (a result judged a failure stays one).
+      this.outcome(ctx, thrown ? thrownOutcome(failure, ctx) : 'failure', start, failure);
     }
     throw failure;
   }
 
-  private outcome(ctx: ExecutionContext, result: 'success' | 'failure' | 'fallback', start: number, error?: unknown): void {
+  private outcome(ctx: ExecutionContext, result: OutcomeResult, start: number, error?: unknown): void {
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: (this.clock ?? ctx.clock).now() - start, error });
   }
 }

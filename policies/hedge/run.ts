@@ -151,7 +151,7 @@ export class HedgeRun<R> implements DeadlineEntry {
       if (a !== winner && !a.done && !a.scope.aborted) a.scope.abort((lost ??= lostReason()), false, false);
       a.scope.dispose();
     }
-    this.owner.outcome(this.start, winner !== undefined, thrown ? outcome : undefined);
+    this.owner.outcome(this.start, winner !== undefined, thrown, outcome, this.ctx.scope);
     if (thrown) this.reject(outcome);
     else this.resolve(outcome as R);
   }

@@ -3,9 +3,10 @@ import type { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
 import { isShedRejection } from '../../lib/errors.js';
-import { EventSource, type GiveUpEvent, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type GiveUpEvent, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
@@ -145,7 +146,7 @@ export class RetryPolicy implements Policy<never> {
         else if (this.budget !== undefined && !this.budget.tryRetry(now, attempt - 1)) reason = 'budget';
       }
       if (reason !== undefined) {
-        if (this.events.observed) this.gaveUp(attempt, error, reason, start);
+        if (this.events.observed) this.gaveUp(attempt, error, reason, start, thrown ? thrownOutcome(error, c) : 'failure');
         // A result judged a failure is still the caller's answer once retrying ends.
         if (!thrown) return value as R;
         throw error;
@@ -153,8 +154,14 @@ export class RetryPolicy implements Policy<never> {
       // Emit before sleeping, so a listener can advance a test clock.
       if (this.events.observed) this.events.emit({ type: 'retry', policy: this.name, attempt: attempt + 1, delayMs: delay, error });
       previousDelay = delay;
-      if (delay > 0) await sleep(this.clock, delay, c.scope);
-      else if (c.scope?.aborted) throw c.scope.reason;
+      try {
+        if (delay > 0) await sleep(this.clock, delay, c.scope);
+        else if (c.scope?.aborted) throw c.scope.reason;
+      } catch (abortReason) {
+        // Cancelled between attempts: the caller gets the abort's reason, and so does the outcome.
+        if (this.events.observed) this.gaveUp(attempt, abortReason, 'cancelled', start, thrownOutcome(abortReason, c));
+        throw abortReason;
+      }
     }
   }
 
@@ -170,9 +177,8 @@ export class RetryPolicy implements Policy<never> {
     this.events.emit({ type: 'outcome', policy: this.name, result: 'success', durationMs: this.clock.now() - start });
   }
 
-  private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number): void {
+  private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number, result: OutcomeResult): void {
     this.events.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
-    const result = isShedRejection(error) ? 'rejected' : 'failure';
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 }

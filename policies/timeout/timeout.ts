@@ -3,6 +3,7 @@ import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '..
 import { Context, EMPTY_META, executeWith, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { parseOptions } from '../../lib/options.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
@@ -90,12 +91,13 @@ export class TimeoutPolicy implements Policy<never> {
     return call.watch(inner);
   }
 
-  /** @internal */
-  report(result: 'success' | 'failure' | 'timeout', start: number, error?: unknown): void {
+  /** @internal reports a call that settled: with a value, or having thrown `error`, under `call`'s scope. */
+  report(call: Scope, start: number, thrown: boolean, error?: unknown): void {
     const events = this.events;
     if (!events.observed) return;
     const durationMs = this.clock.now() - start;
-    if (result === 'timeout') events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
+    if (thrown && call.expired) events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
+    const result = thrown ? thrownOutcome(error, call) : 'success';
     events.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
   }
 }
@@ -154,7 +156,7 @@ class TimeoutCall<R> extends Scope {
 
   private ok(value: R): void {
     if (this.settled) return;
-    this.policy.report('success', this.start);
+    this.policy.report(this, this.start, false);
     this.finish();
     this.resolve(value);
   }
@@ -164,12 +166,12 @@ class TimeoutCall<R> extends Scope {
     if (this.expired) {
       // cooperative: the operation gave up after our deadline
       const timeoutError = new TimeoutError(this.policy.name, undefined, { cause: error });
-      this.policy.report('timeout', this.start, timeoutError);
+      this.policy.report(this, this.start, true, timeoutError);
       this.finish();
       this.reject(timeoutError);
       return;
     }
-    this.policy.report('failure', this.start, error);
+    this.policy.report(this, this.start, true, error);
     this.finish();
     this.reject(error);
   }
@@ -177,7 +179,7 @@ class TimeoutCall<R> extends Scope {
   /** Rejects now, leaving the watched value to settle unobserved. */
   private fail(error: unknown): void {
     if (this.settled) return;
-    this.policy.report(this.expired ? 'timeout' : 'failure', this.start, error);
+    this.policy.report(this, this.start, true, error);
     this.finish();
     this.reject(error);
   }
