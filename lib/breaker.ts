@@ -38,7 +38,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /** @internal */ key: string | undefined = undefined;
   /** @internal */ older: BreakerPolicy | undefined = undefined;
   /** @internal */ newer: BreakerPolicy | undefined = undefined;
-  /** True when admission reads the clock even with nobody listening (to time calls). */
+  /** True when the breaker judges calls by their duration (`slowCallRatio`). */
   protected timed = false;
 
   constructor(
@@ -80,7 +80,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
    * `BrokenCircuitError` when the breaker sheds it.
    */
   allow(): Permit {
-    const start = this.timed || this.observed ? this.clock.now() : NaN;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     return new Permit(this, this.admit(start), start);
   }
 
@@ -91,7 +92,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     if (abortedHard(ctx)) return Promise.reject(ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason);
-    const start = this.timed || this.observed ? this.clock.now() : NaN;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let token: number;
     try {
       token = this.admit(start);
@@ -166,7 +168,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     else this.record(token, start, (now = this.clock.now()), verdict);
     if (this.observed) {
       // One clock read serves the window and the event.
-      const durationMs = start === start ? (now === now ? now : this.clock.now()) - start : 0;
+      const durationMs = (now === now ? now : this.clock.now()) - start;
       this.ev!.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
     }
   }
@@ -174,7 +176,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /**
    * Decides whether a call may go; returns a token handed back to
    * {@link record}/{@link release}, or throws via {@link shed}. `start` is the
-   * clock time when the caller already read it, `NaN` otherwise.
+   * call's clock time, read once for the window and the outcome's duration.
    */
   protected abstract admit(start: number): number;
   /** Records an admitted call's outcome at clock time `now`. */

@@ -64,7 +64,8 @@ export class BulkheadPolicy implements Policy<never> {
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     if (this.running < this.limit && this.waiting.size === 0) {
       this.running++;
       return this.run(op, c, next, start);

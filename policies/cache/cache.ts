@@ -82,7 +82,8 @@ export class CachePolicy implements Policy<never> {
       return Promise.reject(error);
     }
     if (key === undefined) return runNext(op, c, next);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let flight = this.flights.get(key) as Flight<R> | undefined;
     if (flight !== undefined) return flight.join(c, start);
     flight = new Flight<R>(this, key, op, c, next);

@@ -77,7 +77,10 @@ export class ChaosPolicy<T = never> implements Policy<T> {
       if (!this.events.observed) return runNext(op, ctx, next);
       return this.observe(runNext(op, ctx, next), this.clock.now(), ctx);
     }
-    return this.observe(this.inject(op, ctx, next), this.events.observed ? this.clock.now() : 0, ctx);
+    // An injected call is watched whether or not anyone listens: a subscriber may join
+    // during its injected latency, and must see its true duration.
+    const start = this.clock.now();
+    return this.observe(this.inject(op, ctx, next), start, ctx);
   }
 
   private injects(ctx: ExecutionContext): boolean {

@@ -56,9 +56,10 @@ export class FallbackPolicy<T> implements Policy<T> {
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
     if (this.handleResult !== undefined) return this.run(op, ctx, next);
     // No result to judge: pass the inner promise through with handlers attached
-    // (no async frame); with nobody listening, only a rejection handler and no clock read.
+    // (no async frame); with nobody listening, only a rejection handler.
     const observed = this.events.observed;
-    const start = observed ? (this.clock ?? ctx.clock).now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before a failure is answered.
+    const start = (this.clock ?? ctx.clock).now();
     let inner: Promise<R>;
     try {
       inner = runNext(op, ctx, next);
@@ -74,7 +75,7 @@ export class FallbackPolicy<T> implements Policy<T> {
   }
 
   private async run<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
-    const start = this.events.observed ? (this.clock ?? ctx.clock).now() : 0;
+    const start = (this.clock ?? ctx.clock).now();
     let failure: unknown;
     try {
       const value = await runNext(op, ctx, next);

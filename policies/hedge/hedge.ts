@@ -59,7 +59,8 @@ export class HedgePolicy implements Policy<never> {
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     if (c.scope !== undefined && c.scope.aborted && !c.scope.cooperative) return Promise.reject(c.scope.reason);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     return new HedgeRun<R>(this, op, c, next, start).begin();
   }
 

@@ -51,7 +51,8 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
     const c = toContext(ctx);
     const scope = c.scope;
     if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let verdict: number | Promise<number>;
     try {
       verdict = this.algorithm.acquire(c);

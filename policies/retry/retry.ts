@@ -84,7 +84,8 @@ export class RetryPolicy implements Policy<never> {
     // No budget and no result to judge: the first attempt's promise passes through with
     // handlers attached (no async frame); the retry loop starts only once it has failed.
     const observed = this.events.observed;
-    const start = observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let first: Promise<R>;
     try {
       first = runNext(op, c.withAttempt(1), next);
@@ -105,7 +106,7 @@ export class RetryPolicy implements Policy<never> {
    */
   private async run<R>(op: Operation<R>, c: Context, next: Chain | undefined, firstError: unknown, start: number): Promise<R> {
     if (firstError === NOT_TRIED) {
-      if (this.events.observed || this.budget !== undefined) start = this.clock.now();
+      start = this.clock.now();
       this.budget?.onCall(start);
     }
     let previousDelay = 0;

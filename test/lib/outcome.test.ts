@@ -22,6 +22,7 @@ import {
   fallbackChain,
   hedge,
   idempotent,
+  leakyBucket,
   loadShedder,
   rateLimiter,
   retry,
@@ -195,6 +196,12 @@ interface Subject {
   readonly expected: Record<Inner, OutcomeResult>;
   /** Cases left out, and why. */
   readonly without?: readonly Inner[];
+  /**
+   * Kinds of call that, having started with nobody listening, are passed
+   * through unwatched (no handler on the success path): a subscriber that
+   * joins meanwhile may see no outcome for them, never a false one.
+   */
+  readonly unwatched?: readonly ('value' | 'error')[];
 }
 
 const SUBJECTS: readonly Subject[] = [
@@ -202,12 +209,12 @@ const SUBJECTS: readonly Subject[] = [
     name: 'timeout',
     make: (clock) => timeout({ ms: 1_000, clock }),
     expected: SAME,
-    // An enclosing deadline earlier than its own: the timeout defers to it, and its outcome is
-    // pinned by test/policies/timeout/timeout.test.ts.
+    // An enclosing deadline earlier than its own: the timeout defers to it and adds no layer
+    // of its own, so there is no outcome of its own to classify.
     without: ['enclosing deadline'],
   },
-  { name: 'retry', make: (clock) => retry({ maxAttempts: 2, backoff: constant(0), clock }), expected: SAME },
-  { name: 'fallback', make: (clock) => fallback(() => 'fb', { clock }), expected: ANSWERED },
+  { name: 'retry', make: (clock) => retry({ maxAttempts: 2, backoff: constant(0), clock }), expected: SAME, unwatched: ['value'] },
+  { name: 'fallback', make: (clock) => fallback(() => 'fb', { clock }), expected: ANSWERED, unwatched: ['value'] },
   {
     name: 'fallbackChain',
     make: (clock) =>
@@ -219,6 +226,7 @@ const SUBJECTS: readonly Subject[] = [
         { clock },
       ),
     expected: ANSWERED,
+    unwatched: ['value'],
   },
   { name: 'sreBreaker', make: (clock) => sreBreaker({ clock }), expected: SAME },
   { name: 'circuitBreaker', make: (clock) => circuitBreaker({ strategy: 'consecutiveFailures', threshold: 5, openMs: 1_000, clock }), expected: SAME },
@@ -227,10 +235,11 @@ const SUBJECTS: readonly Subject[] = [
     name: 'rateLimiter',
     make: (clock) => rateLimiter({ algorithm: tokenBucket({ rate: 10, burst: 10 }), clock }),
     expected: SAME,
+    unwatched: ['value', 'error'],
   },
   { name: 'cache', make: (clock) => cache({ ttlMs: 1_000, clock }), options: { key: 'k' }, expected: SAME },
   { name: 'hedge', make: (clock) => hedge({ delayMs: 10_000, maxHedged: 1, clock }), expected: SAME },
-  { name: 'chaos', make: (clock) => chaos({ fault: new Error('never'), injectionRate: 0, clock }), expected: SAME },
+  { name: 'chaos', make: (clock) => chaos({ fault: new Error('never'), injectionRate: 0, clock }), expected: SAME, unwatched: ['value', 'error'] },
   { name: 'idempotent', make: (clock) => idempotent({ clock }), options: { key: 'k' }, expected: SAME },
   { name: 'degrade', make: (clock) => degrade({ when: () => false, signals: { cpu: 0 }, to: () => 'degraded', clock }), expected: SAME },
   { name: 'loadShedder', make: (clock) => loadShedder({ cpu: 0, clock }), expected: SAME },
@@ -289,6 +298,55 @@ describe.each(SUBJECTS)('$name: one classification of a settled call', (subject)
     expect(outcomes.map((e) => e.result)).toEqual([subject.expected[inner]]);
     if (inner === "caller's abort") expect(settled).toMatchObject({ ok: false, error: gone });
     if (inner === 'enclosing deadline') expect(settled).toMatchObject({ ok: false, at: START + 100 });
+  });
+
+  it.each(['value', 'error'] as const)('a subscriber that joins mid-call sees the true duration (%s)', async (kind) => {
+    const clock = new TestClock(START);
+    const p = subject.make(clock);
+    const settleAt = START + 100;
+    const op = (): Promise<string> => {
+      const now = clock.now();
+      if (now >= settleAt) return kind === 'value' ? Promise.resolve('v') : Promise.reject(new Error('down'));
+      return new Promise((resolve, reject) =>
+        clock.setTimeout(() => (kind === 'value' ? resolve('v') : reject(new Error('down'))), settleAt - now),
+      );
+    };
+    // A caller signal that never aborts: the call is cancellable, as a served request's is.
+    const call = track(p.execute(op, { ...subject.options, signal: new AbortController().signal }), clock);
+    await clock.advance(40);
+    const durations: number[] = [];
+    const sub = p.events$.subscribe((e) => e.type === 'outcome' && e.policy === p.name && durations.push(e.durationMs));
+    await clock.advance(60);
+    await call.settled;
+    sub.unsubscribe();
+    if (subject.unwatched?.includes(kind)) expect(durations.filter((d) => d !== 100)).toEqual([]);
+    else expect(durations).toEqual([100]);
+  });
+});
+
+describe('a subscriber that joins while a call waits', () => {
+  async function lateDurations(p: Policy<unknown>, clock: TestClock, start: () => Promise<unknown>): Promise<number[]> {
+    const call = track(start(), clock);
+    await clock.advance(40);
+    const durations: number[] = [];
+    const sub = p.events$.subscribe((e) => e.type === 'outcome' && durations.push(e.durationMs));
+    await clock.advance(60);
+    await call.settled;
+    sub.unsubscribe();
+    return durations;
+  }
+
+  it('sees the true duration of a call that waited its turn in a leaky bucket', async () => {
+    const clock = new TestClock(START);
+    const limiter = rateLimiter({ algorithm: leakyBucket({ rate: 10, capacity: 5 }), clock });
+    await limiter.execute(() => 'first');
+    expect(await lateDurations(limiter, clock, () => limiter.execute(() => 'second'))).toEqual([100]);
+  });
+
+  it('sees the true duration of a call chaos delayed', async () => {
+    const clock = new TestClock(START);
+    const monkey = chaos({ latency: 100, injectionRate: 1, clock });
+    expect(await lateDurations(monkey, clock, () => monkey.execute(() => 'late'))).toEqual([100]);
   });
 });
 
