@@ -2,8 +2,9 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Clock } from './clock.js';
 import { Context, executeWith, runNext } from './context.js';
 import { isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
-import { EventSource, type BreakerState, type PolicyEvent, type StateChangeReason } from './events.js';
+import { EventSource, type BreakerState, type OutcomeResult, type PolicyEvent, type StateChangeReason } from './events.js';
 import { judge } from './judge.js';
+import { thrownOutcome } from './outcome.js';
 import { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict } from './permit.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
 
@@ -37,7 +38,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /** @internal */ key: string | undefined = undefined;
   /** @internal */ older: BreakerPolicy | undefined = undefined;
   /** @internal */ newer: BreakerPolicy | undefined = undefined;
-  /** True when admission reads the clock even with nobody listening (to time calls). */
+  /** True when the breaker judges calls by their duration (`slowCallRatio`). */
   protected timed = false;
 
   constructor(
@@ -79,7 +80,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
    * `BrokenCircuitError` when the breaker sheds it.
    */
   allow(): Permit {
-    const start = this.timed || this.observed ? this.clock.now() : NaN;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     return new Permit(this, this.admit(start), start);
   }
 
@@ -90,7 +92,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     if (abortedHard(ctx)) return Promise.reject(ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason);
-    const start = this.timed || this.observed ? this.clock.now() : NaN;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let token: number;
     try {
       token = this.admit(start);
@@ -111,13 +114,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   }
 
   private settled<R>(token: number, start: number, value: R): R {
-    if (this.handleResult !== undefined && judge(this.handleResult, value)) this.complete(token, start, FAILURE, value);
-    else this.complete(token, start, SUCCESS, undefined);
+    if (this.handleResult !== undefined && judge(this.handleResult, value)) this.finish(token, start, FAILURE, 'failure', value);
+    else this.finish(token, start, SUCCESS, 'success', undefined);
     return value;
   }
 
   private failed(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
-    this.complete(token, start, this.verdictOf(error, ctx), error);
+    this.finish(token, start, this.verdictOf(error, ctx), this.observed ? thrownOutcome(error, ctx) : 'failure', error);
     throw error;
   }
 
@@ -143,15 +146,29 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     if (--this.isolations === 0) this.reset();
   }
 
-  /** @internal settles an admitted call (permit or execute). */
+  /**
+   * @internal settles a call admitted through the permit API: `success()`,
+   * `failure(error)` (classified like a thrown `error`, nothing to cancel it)
+   * or `release()` (the caller cancelled).
+   */
   complete(token: number, start: number, verdict: Verdict, error: unknown): void {
+    let result: OutcomeResult = 'success';
+    if (this.observed) {
+      if (verdict === RELEASE) result = error === undefined ? 'cancelled' : thrownOutcome(error, undefined);
+      else if (verdict === TIMEOUT) result = 'timeout';
+      else if (verdict === FAILURE) result = thrownOutcome(error, undefined);
+    }
+    this.finish(token, start, verdict, result, error);
+  }
+
+  /** Records (or releases) an admitted call and reports it as `result`, which only matters when someone listens. */
+  private finish(token: number, start: number, verdict: Verdict, result: OutcomeResult, error: unknown): void {
     let now = NaN;
     if (verdict === RELEASE) this.release(token);
     else this.record(token, start, (now = this.clock.now()), verdict);
-    if (this.observed && (verdict !== RELEASE || error !== undefined)) {
-      const result = verdict === SUCCESS ? 'success' : verdict === TIMEOUT ? 'timeout' : isShedRejection(error) ? 'rejected' : 'failure';
+    if (this.observed) {
       // One clock read serves the window and the event.
-      const durationMs = start === start ? (now === now ? now : this.clock.now()) - start : 0;
+      const durationMs = (now === now ? now : this.clock.now()) - start;
       this.ev!.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
     }
   }
@@ -159,7 +176,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /**
    * Decides whether a call may go; returns a token handed back to
    * {@link record}/{@link release}, or throws via {@link shed}. `start` is the
-   * clock time when the caller already read it, `NaN` otherwise.
+   * call's clock time, read once for the window and the outcome's duration.
    */
   protected abstract admit(start: number): number;
   /** Records an admitted call's outcome at clock time `now`. */
@@ -185,7 +202,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
       const state = this.state;
       if (dropRatio !== undefined) ev.emit({ type: 'rejected', policy: this.name, state, dropRatio });
       else ev.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
-      ev.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0, error });
+      // Shed at admission: no time passed.
+      ev.emit({ type: 'outcome', policy: this.name, result: thrownOutcome(error, undefined), durationMs: 0, error });
     }
     throw error;
   }

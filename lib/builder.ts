@@ -113,7 +113,7 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
 
   /** Wraps a {@link fallback} around the chain so far; the result type widens by the handler's. */
   fallback<F>(handler: FallbackHandler<F>, options?: FallbackOptions): PolicyBuilder<T | F> {
-    return this.use(fallback(handler, options));
+    return this.use(fallback(handler, { clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link degrade} around the chain so far; the result type widens by the `to` handler's. */
@@ -128,7 +128,7 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
 
   /** Wraps a {@link fallbackChain} around the chain so far. */
   fallbackChain<const H extends readonly FallbackHandler<unknown>[]>(...handlers: H): PolicyBuilder<T | AnswerOf<H>> {
-    return this.use(fallbackChain(...handlers));
+    return this.use(fallbackChain(...handlers, { clock: this.env.clock }));
   }
 }
 

@@ -6,8 +6,17 @@ export interface EventBase {
   readonly policy: string;
 }
 
-/** How a call ended, from the emitting policy's point of view: what metrics count. */
-export type OutcomeResult = 'success' | 'failure' | 'rejected' | 'timeout' | 'fallback';
+/**
+ * How a call ended, from the emitting policy's point of view: what metrics
+ * count. `'success'`: it returned a value (that `handleResult` does not
+ * judge a failure); `'failure'`: it threw, or returned a value judged a
+ * failure; `'timeout'`: a deadline ended it (its own or an enclosing one);
+ * `'rejected'`: breakwater shed it; `'cancelled'`: its caller cancelled it
+ * (no breaker records it, and it is not an error of the dependency);
+ * `'fallback'`: a fallback (or `degrade`) answered it. `lib/outcome.ts`
+ * decides, the same for every policy.
+ */
+export type OutcomeResult = 'success' | 'failure' | 'rejected' | 'timeout' | 'cancelled' | 'fallback';
 
 /** One per call a policy handled. */
 export interface OutcomeEvent extends EventBase {
@@ -15,7 +24,7 @@ export interface OutcomeEvent extends EventBase {
   readonly result: OutcomeResult;
   /** Clock milliseconds from the call entering the policy to its settling. */
   readonly durationMs: number;
-  /** The thrown value, for failures, rejections and timeouts. */
+  /** The thrown value, for failures, rejections, timeouts and cancellations. */
   readonly error?: unknown;
 }
 

@@ -1,5 +1,6 @@
 import { metrics, type Attributes, type ObservableCallback } from '@opentelemetry/api';
 import { parseOptions } from '../../lib/options.js';
+import { OUTCOME_RESULTS } from '../../lib/outcome.js';
 import { DEFAULT_BUCKETS, watchFigures } from '../shared/figures.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
 import type { Observed } from '../shared/observed.js';
@@ -11,7 +12,7 @@ import { OtelOptionsSchema, type OtelOptions } from './options.js';
  * Prometheus exporter turns them back into the `breakwater_*` names):
  *
  * - `breakwater.breaker.state` observable gauge {policy}: 0 closed, 1 open, 2 half-open;
- * - `breakwater.calls` counter {policy, result};
+ * - `breakwater.calls` counter {policy, result}: success, failure, timeout, rejected, cancelled, fallback;
  * - `breakwater.call.duration` histogram {policy}, unit `s` (shed calls are not recorded);
  * - `breakwater.retries` counter {policy}.
  *
@@ -37,7 +38,7 @@ export function registerOtelMetrics(target: Observed, options: OtelOptions = {})
 
   const state = meter.createObservableGauge(`${p}breaker.state`, { description: 'Breaker state: 0 closed, 1 open, 2 half-open.' });
   const calls = meter.createCounter(`${p}calls`, {
-    description: 'Calls handled by a policy, by result: success, failure, rejected, timeout, fallback.',
+    description: `Calls handled by a policy, by result: ${OUTCOME_RESULTS.join(', ')}.`,
   });
   const duration = meter.createHistogram(`${p}call.duration`, {
     description: 'Time from a call entering a policy to its settling (shed calls excluded).',

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import type { OutcomeResult } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
+import { OUTCOME_RESULTS } from '../../lib/outcome.js';
 import { DEFAULT_BUCKETS, watchFigures, type FigureSink } from '../shared/figures.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
 import { breakersOf, type Observed } from '../shared/observed.js';
@@ -19,7 +20,7 @@ interface Observe {
  * Publishes a policy's or pipeline's figures on a prom-client registry:
  *
  * - `breakwater_breaker_state{policy}` gauge: 0 closed, 1 open, 2 half-open;
- * - `breakwater_calls_total{policy,result}` counter: success, failure, rejected, timeout, fallback;
+ * - `breakwater_calls_total{policy,result}` counter: success, failure, timeout, rejected, cancelled, fallback;
  * - `breakwater_call_duration_seconds{policy}` histogram (shed calls are not observed: they did no work);
  * - `breakwater_retries_total{policy}` counter.
  *
@@ -63,7 +64,7 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
   const calls = make(`${p}calls_total`, callNames, () =>
     new Counter({
       name: `${p}calls_total`,
-      help: 'Calls handled by a policy, by result: success, failure, rejected, timeout, fallback.',
+      help: `Calls handled by a policy, by result: ${OUTCOME_RESULTS.join(', ')}.`,
       labelNames: callNames,
       registers,
     }),
@@ -156,8 +157,14 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
   });
 }
 
+/**
+ * gobreaker's three results: a timeout is a failure, as gobreaker counts it.
+ * A fallback's answer and the caller's own cancellation are not counted: a
+ * breaker never answers a call, and records nothing for a cancelled one
+ * (gobreaker's counts are the ones its breaker decides on).
+ */
 function gobreakerResult(result: OutcomeResult): 'success' | 'failure' | 'rejected' | undefined {
   if (result === 'timeout') return 'failure';
-  if (result === 'fallback') return undefined;
+  if (result === 'fallback' || result === 'cancelled') return undefined;
   return result;
 }

@@ -1,5 +1,6 @@
 import { Subscription } from 'rxjs';
 import type { OutcomeResult } from '../../lib/events.js';
+import { isTimedOutcome } from '../../lib/outcome.js';
 import { breakersOf, loose, PolicyNames, stateValue, type Observed } from './observed.js';
 
 /** Where the figures go: a Prometheus registry, an OpenTelemetry meter, or a test. */
@@ -44,7 +45,7 @@ export function watchFigures(target: Observed, sink: FigureSink, perKey: boolean
         case 'outcome': {
           const result = e['result'] as OutcomeResult;
           const ms = e['durationMs'];
-          const seconds = result === 'rejected' || typeof ms !== 'number' ? undefined : ms / 1000;
+          const seconds = !isTimedOutcome(result) || typeof ms !== 'number' ? undefined : ms / 1000;
           sink.call(policy, result, seconds, key);
           break;
         }

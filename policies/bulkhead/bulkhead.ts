@@ -1,9 +1,10 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, runNext, toContext, type Context } from '../../lib/context.js';
-import { BulkheadRejectedError, isShedRejection, isTimeoutError } from '../../lib/errors.js';
+import { executeWith, runNext, toContext, type Context, type Scope } from '../../lib/context.js';
+import { BulkheadRejectedError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { BulkheadOptionsSchema, type BulkheadOptions } from './options.js';
 import { Slot, Waiter, WaitQueue, type QueueNode } from './queue.js';
@@ -63,7 +64,8 @@ export class BulkheadPolicy implements Policy<never> {
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     if (this.running < this.limit && this.waiting.size === 0) {
       this.running++;
       return this.run(op, c, next, start);
@@ -74,7 +76,7 @@ export class BulkheadPolicy implements Policy<never> {
       const error = new BulkheadRejectedError(this.name);
       if (this.events.observed) {
         this.events.emit({ type: 'rejected', policy: this.name, reason: 'bulkheadFull' });
-        this.report('rejected', start, error);
+        this.report(thrownOutcome(error, undefined), start, error);
       }
       return Promise.reject(error);
     }
@@ -86,7 +88,7 @@ export class BulkheadPolicy implements Policy<never> {
 
   /** @internal @hidden runs a call that holds a slot; the slot is freed when the chain and every operation call it made have settled. */
   run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
-    const slot = new Slot<R>(this, op, start);
+    const slot = new Slot<R>(this, op, start, c.scope);
     let p: Promise<R>;
     try {
       p = runNext(slot.op, c, next);
@@ -105,9 +107,9 @@ export class BulkheadPolicy implements Policy<never> {
   }
 
   /** @internal @hidden a waiter left the queue because its call was cancelled. */
-  dequeue(waiter: QueueNode, reason: unknown, start: number): void {
+  dequeue(waiter: QueueNode, scope: Scope, start: number): void {
     this.waiting.remove(waiter);
-    if (this.events.observed) this.report(isTimeoutError(reason) ? 'timeout' : 'failure', start, reason);
+    if (this.events.observed) this.report(thrownOutcome(scope.reason, scope), start, scope.reason);
   }
 
   /** @internal @hidden */
@@ -115,11 +117,11 @@ export class BulkheadPolicy implements Policy<never> {
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 
-  /** @internal @hidden the outcome of a call that ran. */
-  settled(start: number, failed: boolean, error: unknown): void {
+  /** @internal @hidden the outcome of a call that ran under `scope`. */
+  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
     if (!this.events.observed) return;
     if (!failed) this.report('success', start);
-    else this.report(isShedRejection(error) ? 'rejected' : isTimeoutError(error) ? 'timeout' : 'failure', start, error);
+    else this.report(thrownOutcome(error, scope), start, error);
   }
 }
 

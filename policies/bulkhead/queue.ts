@@ -40,7 +40,7 @@ export class Waiter<R> implements AbortListener, QueueNode {
       scope.add(this);
       return;
     }
-    this.owner.dequeue(this, scope.reason, this.start);
+    this.owner.dequeue(this, scope, this.start);
     this.reject(scope.reason);
   }
 }
@@ -95,6 +95,7 @@ export class Slot<R> {
     private readonly owner: BulkheadPolicy,
     private readonly inner: Operation<R>,
     private readonly start: number,
+    private readonly scope: Scope | undefined,
   ) {}
 
   /** The operation as the inner chain sees it: counted while it runs. */
@@ -118,12 +119,12 @@ export class Slot<R> {
   };
 
   readonly ok = (): void => {
-    this.owner.settled(this.start, false, undefined);
+    this.owner.settled(this.start, false, undefined, this.scope);
     this.done();
   };
 
   readonly err = (error: unknown): void => {
-    this.owner.settled(this.start, true, error);
+    this.owner.settled(this.start, true, error, this.scope);
     this.done();
   };
 

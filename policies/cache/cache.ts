@@ -1,10 +1,10 @@
 import type { Observable } from 'rxjs';
 import { deadlineTimerOf, systemClock, type Clock } from '../../lib/clock.js';
 import { Context, executeWith, runNext, Scope, toContext } from '../../lib/context.js';
-import { isTimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { Flight, type FlightInfo } from './flight.js';
 import { memoryCacheStore } from './memory-store.js';
@@ -82,7 +82,8 @@ export class CachePolicy implements Policy<never> {
       return Promise.reject(error);
     }
     if (key === undefined) return runNext(op, c, next);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let flight = this.flights.get(key) as Flight<R> | undefined;
     if (flight !== undefined) return flight.join(c, start);
     flight = new Flight<R>(this, key, op, c, next);
@@ -191,25 +192,25 @@ export class CachePolicy implements Policy<never> {
     }
   }
 
-  /** @internal */
+  /** @internal a caller nothing can cancel waits on `p`. */
   observe<V>(p: Promise<V>, start: number): Promise<V> {
     if (!this.events.observed) return p;
     return p.then(
       (value) => {
-        this.outcome(start, undefined, false);
+        this.outcome(start, undefined, false, undefined);
         return value;
       },
       (error: unknown) => {
-        this.outcome(start, error, true);
+        this.outcome(start, error, true, undefined);
         throw error;
       },
     );
   }
 
-  /** @internal */
-  outcome(start: number, error: unknown, failed: boolean): void {
+  /** @internal one caller's outcome; `scope` is its call's (a result `handleResult` refuses is still a success: it is only not stored). */
+  outcome(start: number, error: unknown, failed: boolean, scope: Scope | undefined): void {
     if (!this.events.observed) return;
-    const result = !failed ? 'success' : isTimeoutError(error) ? 'timeout' : 'failure';
+    const result = !failed ? 'success' : thrownOutcome(error, scope);
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 }

@@ -115,19 +115,19 @@ class Member<R> extends Guard<R> {
   }
 
   protected override settleOk(value: R): void {
-    this.flight.owner.outcome(this.start, undefined, false);
+    this.flight.owner.outcome(this.start, undefined, false, this.scope);
     super.settleOk(value);
   }
 
   protected override settleErr(error: unknown): void {
-    this.flight.owner.outcome(this.start, error, true);
+    this.flight.owner.outcome(this.start, error, true, this.scope);
     super.settleErr(error);
   }
 
   protected override fail(error: unknown): void {
     if (this.settled) return;
     this.flight.leave(this.scope);
-    this.flight.owner.outcome(this.start, error, true);
+    this.flight.owner.outcome(this.start, error, true, this.scope);
     super.fail(error);
   }
 }

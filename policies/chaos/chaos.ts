@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext, toContext } from '../../lib/context.js';
 import { EventSource, type InjectedEvent, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { sleep } from '../retry/retry.js';
 import { ChaosOptionsSchema, type ChaosOptions, type ChaosResult } from './options.js';
@@ -72,10 +73,14 @@ export class ChaosPolicy<T = never> implements Policy<T> {
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
     if (!this.injects(ctx)) {
+      // Disabled chaos costs nothing: a call that starts unobserved is passed through unwatched.
       if (!this.events.observed) return runNext(op, ctx, next);
-      return this.observe(runNext(op, ctx, next), this.clock.now());
+      return this.observe(runNext(op, ctx, next), this.clock.now(), ctx);
     }
-    return this.observe(this.inject(op, ctx, next), this.events.observed ? this.clock.now() : 0);
+    // An injected call is watched whether or not anyone listens: a subscriber may join
+    // during its injected latency, and must see its true duration.
+    const start = this.clock.now();
+    return this.observe(this.inject(op, ctx, next), start, ctx);
   }
 
   private injects(ctx: ExecutionContext): boolean {
@@ -122,22 +127,21 @@ export class ChaosPolicy<T = never> implements Policy<T> {
     if (this.events.observed) this.events.emit({ type: 'injected', policy: this.name, kind, delayMs });
   }
 
-  private observe<V>(p: Promise<V>, start: number): Promise<V> {
-    if (!this.events.observed) return p;
+  private observe<V>(p: Promise<V>, start: number, ctx: ExecutionContext): Promise<V> {
     return p.then(
       (value) => {
-        this.outcome(start, false, undefined);
+        if (this.events.observed) this.outcome(start, false, undefined, ctx);
         return value;
       },
       (error: unknown) => {
-        this.outcome(start, true, error);
+        if (this.events.observed) this.outcome(start, true, error, ctx);
         throw error;
       },
     );
   }
 
-  private outcome(start: number, failed: boolean, error: unknown): void {
-    const result = failed ? 'failure' : 'success';
+  private outcome(start: number, failed: boolean, error: unknown, ctx: ExecutionContext): void {
+    const result = failed ? thrownOutcome(error, ctx) : 'success';
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 }

@@ -134,7 +134,7 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
 
   protected admit(start: number): number {
     if (this.current === 'closed') return this.generation;
-    const now = start === start ? start : this.clock.now();
+    const now = start;
     if (this.current === 'open') {
       if (this.isolations > 0) this.shed(new BrokenCircuitError(this.name), undefined);
       if (now < this.retryAt) this.shed(new BrokenCircuitError(this.name, this.retryAt - now), undefined);

@@ -1,8 +1,9 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext } from '../../lib/context.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
 import { DegradeOptionsSchema, type DegradeHandler, type DegradeInfo, type DegradeOptions, type DegradePredicate } from './options.js';
@@ -76,12 +77,26 @@ export class DegradePolicy<T> implements Policy<T> {
       const d = this.when.decide({ qps: signals.qps!, cpu: signals.cpu!, healthyRatio: signals.health! });
       if (d.degrade) action = d.action;
     } else if (this.when(signals)) action = 'custom';
-    if (action === undefined) return runNext(op, ctx, next);
-    const info: DegradeInfo = { action, signals };
-    if (this.events.observed) this.events.emit({ type: 'degraded', policy: this.name, action, signals });
-    const answer = await this.to(info, ctx);
-    if (this.events.observed) this.events.emit({ type: 'outcome', policy: this.name, result: 'fallback', durationMs: this.clock.now() - now });
+    let answer: R | T;
+    try {
+      if (action === undefined) {
+        answer = await runNext(op, ctx, next);
+        if (this.events.observed) this.outcome('success', now);
+        return answer;
+      }
+      const info: DegradeInfo = { action, signals };
+      if (this.events.observed) this.events.emit({ type: 'degraded', policy: this.name, action, signals });
+      answer = await this.to(info, ctx);
+    } catch (error) {
+      if (this.events.observed) this.outcome(thrownOutcome(error, ctx), now, error);
+      throw error;
+    }
+    if (this.events.observed) this.outcome('fallback', now);
     return answer;
+  }
+
+  private outcome(result: OutcomeResult, start: number, error?: unknown): void {
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 
   /** Stops following Observable signals. */

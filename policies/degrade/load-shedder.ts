@@ -2,8 +2,9 @@ import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
 import { OverloadedError } from '../../lib/errors.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { LoadShedderOptionsSchema, type LoadShedderOptions } from './options.js';
 import { processCpu, toSignal, type Signal } from './signals.js';
@@ -90,7 +91,11 @@ export class LoadShedder implements Policy<never> {
 
   /** Admits a call or throws `OverloadedError`; settle the permit once. */
   allow(): ShedderPermit {
-    const now = this.clock.now();
+    return this.admit(this.clock.now());
+  }
+
+  /** Admits a call arriving at clock time `now`, or throws `OverloadedError`. */
+  private admit(now: number): ShedderPermit {
     const cpu = this.cpu.value();
     const hot = cpu >= this.threshold || now - this.lastDrop < this.coolOffMs;
     if (hot) {
@@ -98,11 +103,13 @@ export class LoadShedder implements Policy<never> {
       const max = this.maxFlight(now) * factor;
       if (this.avgFlying > max && this.flying > max) {
         this.lastDrop = now;
+        const error = new OverloadedError(this.name);
         if (this.events.observed) {
           this.events.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max });
-          this.events.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0 });
+          // Shed at admission: no time passed.
+          this.events.emit({ type: 'outcome', policy: this.name, result: thrownOutcome(error, undefined), durationMs: 0, error });
         }
-        throw new OverloadedError(this.name);
+        throw error;
       }
     }
     this.flying++;
@@ -114,16 +121,23 @@ export class LoadShedder implements Policy<never> {
   }
 
   async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
-    const permit = this.allow();
+    const start = this.clock.now();
+    const permit = this.admit(start);
     try {
       const value = await runNext(op, ctx, next);
       permit.success();
+      if (this.events.observed) this.outcome('success', start);
       return value;
     } catch (error) {
       if (cancelledByCaller(ctx)) permit.release();
       else permit.failure();
+      if (this.events.observed) this.outcome(thrownOutcome(error, ctx), start, error);
       throw error;
     }
+  }
+
+  private outcome(result: OutcomeResult, start: number, error?: unknown): void {
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 
   /** @internal a permit settled. */

@@ -1,5 +1,6 @@
 import { isObservable, type Observable, type Subscription } from 'rxjs';
 import type { Clock } from '../../lib/clock.js';
+import { isErrorOutcome } from '../../lib/outcome.js';
 import type { Policy } from '../../lib/policy.js';
 import { RollingWindow } from '../../lib/window.js';
 
@@ -74,7 +75,9 @@ export function processCpu(options: { sampleMs?: number; clock?: Clock } = {}): 
 /**
  * The success ratio of a policy's calls over a rolling window (downstream
  * health), read from its `outcome` events: successes / (successes +
- * failures + timeouts). 1 while there are no calls. Dispose it to unsubscribe.
+ * failures + timeouts). Shed calls, answered calls and the callers' own
+ * cancellations say nothing of the dependency and are left out. 1 while
+ * there are no calls. Dispose it to unsubscribe.
  *
  * @example
  * ```ts
@@ -85,8 +88,10 @@ export function healthOf(policy: Pick<Policy<unknown>, 'events$'>, options: { wi
   const counter = new RollingCounter(options.windowMs ?? 10_000, 10);
   const clock = options.clock;
   const sub = policy.events$.subscribe((e) => {
-    if (e.type !== 'outcome' || e.result === 'rejected' || e.result === 'fallback') return;
-    counter.add(clock.now(), e.result === 'success' ? 1 : 0);
+    if (e.type !== 'outcome') return;
+    const ok = e.result === 'success';
+    if (!ok && !isErrorOutcome(e.result)) return;
+    counter.add(clock.now(), ok ? 1 : 0);
   });
   return {
     value() {

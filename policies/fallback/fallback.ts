@@ -1,10 +1,11 @@
 import type { Observable } from 'rxjs';
-import { systemClock } from '../../lib/clock.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { FallbackOptionsSchema, HandlerSchema, type FallbackHandler, type FallbackOptions } from './options.js';
 
@@ -28,28 +29,37 @@ export class FallbackPolicy<T> implements Policy<T> {
   private readonly events = new EventSource();
   private readonly handle: ((error: unknown) => boolean) | undefined;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
+  /**
+   * @internal the clock of `execute`'s root context and of durations;
+   * without one, the context's (a pipeline's, which reads this field first).
+   */
+  readonly clock: Clock | undefined;
 
   constructor(
     private readonly handlers: readonly FallbackHandler<T>[],
-    options: FallbackOptions & { name?: string } = {},
+    options: FallbackOptions = {},
+    /** The factory, for option errors. */
+    factory: 'fallback' | 'fallbackChain' = 'fallback',
   ) {
-    const o = parseOptions(FallbackOptionsSchema, options, 'fallback');
+    const o = parseOptions(FallbackOptionsSchema, options, factory);
     this.name = o.name ?? (handlers.length === 1 ? 'fallback' : 'fallbackChain');
     this.handle = o.handle;
     this.handleResult = o.handleResult;
+    this.clock = o.clock;
     this.events$ = this.events.events$;
   }
 
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
-    return executeWith(this, op, options, systemClock);
+    return executeWith(this, op, options, this.clock ?? systemClock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
     if (this.handleResult !== undefined) return this.run(op, ctx, next);
     // No result to judge: pass the inner promise through with handlers attached
-    // (no async frame); with nobody listening, only a rejection handler and no clock read.
+    // (no async frame); with nobody listening, only a rejection handler.
     const observed = this.events.observed;
-    const start = observed ? ctx.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before a failure is answered.
+    const start = (this.clock ?? ctx.clock).now();
     let inner: Promise<R>;
     try {
       inner = runNext(op, ctx, next);
@@ -65,7 +75,7 @@ export class FallbackPolicy<T> implements Policy<T> {
   }
 
   private async run<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
-    const start = this.events.observed ? ctx.clock.now() : 0;
+    const start = (this.clock ?? ctx.clock).now();
     let failure: unknown;
     try {
       const value = await runNext(op, ctx, next);
@@ -77,20 +87,21 @@ export class FallbackPolicy<T> implements Policy<T> {
     } catch (error) {
       return this.failed(error, ctx, start);
     }
-    return this.answer(failure, ctx, start);
+    return this.answer(failure, false, ctx, start);
   }
 
   /** The inner call threw `error`: rethrow it (the caller's cancellation, or not handled) or answer it. */
   private failed(error: unknown, ctx: ExecutionContext, start: number): Promise<T> {
     // The caller's own cancellation is never answered; a deadline that passed is (the handlers see an aborted signal).
     if (cancelledByCaller(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
-      if (this.events.observed) this.outcome(ctx, 'failure', start, error);
+      if (this.events.observed) this.outcome(ctx, thrownOutcome(error, ctx), start, error);
       return Promise.reject(error);
     }
-    return this.answer(error, ctx, start);
+    return this.answer(error, true, ctx, start);
   }
 
-  private async answer(failure: unknown, ctx: ExecutionContext, start: number): Promise<T> {
+  /** Tries the handlers on `failure`: a thrown value, or (`thrown` false) a result `handleResult` judged a failure. */
+  private async answer(failure: unknown, thrown: boolean, ctx: ExecutionContext, start: number): Promise<T> {
     const handlerErrors: unknown[] = [];
     for (let i = 0; i < this.handlers.length; i++) {
       // Nothing answers once the caller has given up.
@@ -108,13 +119,14 @@ export class FallbackPolicy<T> implements Policy<T> {
     }
     if (this.events.observed) {
       this.events.emit({ type: 'fallbackFailed', policy: this.name, error: failure, handlerErrors });
-      this.outcome(ctx, 'failure', start, failure);
+      // What the caller gets is the original failure: it counts as that (a result judged a failure stays one).
+      this.outcome(ctx, thrown ? thrownOutcome(failure, ctx) : 'failure', start, failure);
     }
     throw failure;
   }
 
-  private outcome(ctx: ExecutionContext, result: 'success' | 'failure' | 'fallback', start: number, error?: unknown): void {
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: ctx.clock.now() - start, error });
+  private outcome(ctx: ExecutionContext, result: OutcomeResult, start: number, error?: unknown): void {
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: (this.clock ?? ctx.clock).now() - start, error });
   }
 }
 
@@ -146,15 +158,24 @@ export type AnswerOf<H extends readonly FallbackHandler<unknown>[]> = H[number] 
 
 /**
  * Tries each handler in order until one answers (seed 002 §3.2); when all
- * fail, rejects with the original thrown value, unchanged.
+ * fail, rejects with the original thrown value, unchanged. Options, if any,
+ * come last: `fallbackChain(fromCache, () => DEFAULT, { clock })`.
  *
  * @example
  * ```ts
  * const p = policy().timeout(300).fallbackChain(fromCache, fromReplica, () => DEFAULT);
  * ```
  */
-export function fallbackChain<const H extends readonly FallbackHandler<unknown>[]>(...handlers: H): FallbackPolicy<AnswerOf<H>> {
+export function fallbackChain<const H extends readonly FallbackHandler<unknown>[]>(...handlers: H): FallbackPolicy<AnswerOf<H>>;
+export function fallbackChain<const H extends readonly FallbackHandler<unknown>[]>(
+  ...args: [...handlers: H, options: FallbackOptions]
+): FallbackPolicy<AnswerOf<H>>;
+export function fallbackChain(...args: unknown[]): FallbackPolicy<unknown> {
+  // Handlers are functions: a last argument that is an object is the options.
+  const last = args[args.length - 1];
+  const hasOptions = typeof last === 'object' && last !== null;
+  const handlers = hasOptions ? args.slice(0, -1) : args;
   checkHandlers(handlers, 'fallbackChain');
-  return new FallbackPolicy<AnswerOf<H>>(handlers as unknown as readonly FallbackHandler<AnswerOf<H>>[]);
+  return new FallbackPolicy<unknown>(handlers as FallbackHandler<unknown>[], hasOptions ? (last as FallbackOptions) : undefined, 'fallbackChain');
 }
 

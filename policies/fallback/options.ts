@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nameSchema } from '../../lib/options.js';
+import { clockSchema, nameSchema } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /**
@@ -23,6 +23,11 @@ export const FallbackOptionsSchema = z
     handleResult: z.custom<(result: unknown) => boolean>((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
     /** @defaultValue `'fallback'` (`'fallbackChain'` for chains) */
     name: nameSchema.optional(),
+    /**
+     * The clock of `execute`'s root context (its `timeout` and `deadline`) and of the durations in events.
+     * @defaultValue the pipeline's clock inside a pipeline, else the system clock
+     */
+    clock: clockSchema.optional(),
   })
   .strict();
 

@@ -1,9 +1,9 @@
 import type { Observable } from 'rxjs';
 import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
-import { executeWith, toContext } from '../../lib/context.js';
-import { isTimeoutError } from '../../lib/errors.js';
+import { executeWith, toContext, type Scope } from '../../lib/context.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { HedgeOptionsSchema, type HedgeDelay, type HedgeOptions } from './options.js';
 import { HedgeRun } from './run.js';
@@ -59,7 +59,8 @@ export class HedgePolicy implements Policy<never> {
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     if (c.scope !== undefined && c.scope.aborted && !c.scope.cooperative) return Promise.reject(c.scope.reason);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     return new HedgeRun<R>(this, op, c, next, start).begin();
   }
 
@@ -86,11 +87,14 @@ export class HedgePolicy implements Policy<never> {
     if (this.events.observed) this.events.emit({ type: 'won', policy: this.name, attempt });
   }
 
-  /** @internal */
-  outcome(start: number, success: boolean, error: unknown): void {
+  /**
+   * @internal the call settled: an attempt won, or it ends with `outcome`,
+   * thrown (`thrown`) or a result `handleResult` judged a failure, under `scope`.
+   */
+  outcome(start: number, won: boolean, thrown: boolean, outcome: unknown, scope: Scope | undefined): void {
     if (!this.events.observed) return;
-    const result = success ? 'success' : isTimeoutError(error) ? 'timeout' : 'failure';
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+    const result = won ? 'success' : thrown ? thrownOutcome(outcome, scope) : 'failure';
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error: thrown ? outcome : undefined });
   }
 }
 

@@ -148,10 +148,11 @@ export class HedgeRun<R> implements DeadlineEntry {
     if (this.heapIndex >= 0) this.owner.timer.remove(this);
     let lost: unknown;
     for (const a of this.attempts) {
-      if (a !== winner && !a.done && !a.scope.aborted) a.scope.abort((lost ??= lostReason()), false, false);
+      // The hedge is the losers' caller and cancels them: policies inside record nothing for them.
+      if (a !== winner && !a.done && !a.scope.aborted) a.scope.abort((lost ??= lostReason()), true, false);
       a.scope.dispose();
     }
-    this.owner.outcome(this.start, winner !== undefined, thrown ? outcome : undefined);
+    this.owner.outcome(this.start, winner !== undefined, thrown, outcome, this.ctx.scope);
     if (thrown) this.reject(outcome);
     else this.resolve(outcome as R);
   }

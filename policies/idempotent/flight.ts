@@ -129,7 +129,7 @@ class Joiner<R> implements AbortListener {
     }
     if (this.done) return;
     this.done = true;
-    this.flight.owner.outcome(this.start, true, scope.reason);
+    this.flight.owner.outcome(this.start, true, scope.reason, scope);
     this.reject(scope.reason);
     this.flight.leave(scope);
   }
@@ -138,7 +138,7 @@ class Joiner<R> implements AbortListener {
     if (this.done) return;
     this.done = true;
     this.c.scope?.remove(this);
-    this.flight.owner.outcome(this.start, false);
+    this.flight.owner.outcome(this.start, false, undefined, this.c.scope);
     this.resolve(value);
   };
 
@@ -146,7 +146,7 @@ class Joiner<R> implements AbortListener {
     if (this.done) return;
     this.done = true;
     this.c.scope?.remove(this);
-    this.flight.owner.outcome(this.start, true, error);
+    this.flight.owner.outcome(this.start, true, error, this.c.scope);
     this.reject(error);
   };
 }

@@ -1,17 +1,11 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, runNext, toContext } from '../../lib/context.js';
-import {
-  ConfigError,
-  IdempotencyInProgressError,
-  IdempotencyKeyMissingError,
-  IdempotencyResultNotStorableError,
-  isShedRejection,
-  isTimeoutError,
-} from '../../lib/errors.js';
+import { executeWith, runNext, toContext, type Scope } from '../../lib/context.js';
+import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, IdempotencyResultNotStorableError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { sleep } from '../retry/retry.js';
 import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
@@ -76,17 +70,18 @@ export class IdempotentPolicy implements Policy<never> {
     const c = toContext(ctx);
     const scope = c.scope;
     if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let key: string | undefined;
     try {
       key = c.key ?? this.keyOf?.(c);
     } catch (error) {
-      this.outcome(start, true, error);
+      this.outcome(start, true, error, scope);
       return Promise.reject(error);
     }
     if (typeof key !== 'string' || key === '') {
       const error = new IdempotencyKeyMissingError(this.name);
-      this.outcome(start, true, error);
+      this.outcome(start, true, error, scope);
       return Promise.reject(error);
     }
     let flight = this.flights.get(key) as Flight<R> | undefined;
@@ -205,10 +200,13 @@ export class IdempotentPolicy implements Policy<never> {
     if (this.flights.get(f.key) === f) this.flights.delete(f.key);
   }
 
-  /** @internal @hidden one caller's outcome. */
-  outcome(start: number, failed: boolean, error?: unknown): void {
+  /**
+   * @internal @hidden one caller's outcome, under its call's `scope` (a
+   * result `handleResult` refuses is still a success: it is only not stored).
+   */
+  outcome(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
     if (!this.events.observed) return;
-    const result = !failed ? 'success' : isShedRejection(error) ? 'rejected' : isTimeoutError(error) ? 'timeout' : 'failure';
+    const result = !failed ? 'success' : thrownOutcome(error, scope);
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 }

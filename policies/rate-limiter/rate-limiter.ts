@@ -1,9 +1,10 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, Guard, runNext, toContext, type Context } from '../../lib/context.js';
-import { isShedRejection, isTimeoutError, RateLimitedError } from '../../lib/errors.js';
+import { RateLimitedError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
 import { LeakyBucket } from './leaky-bucket.js';
@@ -52,7 +53,8 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
     const c = toContext(ctx);
     const scope = c.scope;
     if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
-    const start = this.events.observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let verdict: number | Promise<number>;
     try {
       verdict = this.algorithm.acquire(c);
@@ -64,7 +66,7 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
     return waited.then(
       (n) => (n === 0 ? this.run(op, c, next, start) : this.refuse(n, start)),
       (error: unknown) => {
-        if (this.events.observed) this.report(isTimeoutError(error) ? 'timeout' : 'failure', start, error);
+        if (this.events.observed) this.report(thrownOutcome(error, c), start, error);
         throw error;
       },
     );
@@ -84,7 +86,7 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
         return value;
       },
       (error: unknown) => {
-        this.report(isShedRejection(error) ? 'rejected' : isTimeoutError(error) ? 'timeout' : 'failure', start, error);
+        this.report(thrownOutcome(error, c), start, error);
         throw error;
       },
     );
@@ -94,7 +96,7 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
     const error = new RateLimitedError(this.name, retryAfterMs);
     if (this.events.observed) {
       this.events.emit({ type: 'rejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
-      this.report('rejected', start, error);
+      this.report(thrownOutcome(error, undefined), start, error);
     }
     return Promise.reject(error);
   }

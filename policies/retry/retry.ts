@@ -3,9 +3,10 @@ import type { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
 import { ConfigError, isShedRejection } from '../../lib/errors.js';
-import { EventSource, type GiveUpEvent, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type GiveUpEvent, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
@@ -90,7 +91,8 @@ export class RetryPolicy implements Policy<never> {
     // No budget and no result to judge: the first attempt's promise passes through with
     // handlers attached (no async frame); the retry loop starts only once it has failed.
     const observed = this.events.observed;
-    const start = observed ? this.clock.now() : 0;
+    // Read whether or not anyone listens: a subscriber may join before the call settles.
+    const start = this.clock.now();
     let first: Promise<R>;
     try {
       first = runNext(op, c.withAttempt(1), next);
@@ -111,7 +113,7 @@ export class RetryPolicy implements Policy<never> {
    */
   private async run<R>(op: Operation<R>, c: Context, next: Chain | undefined, firstError: unknown, start: number): Promise<R> {
     if (firstError === NOT_TRIED) {
-      if (this.events.observed || this.budget !== undefined) start = this.clock.now();
+      start = this.clock.now();
       this.budget?.onCall(start);
     }
     let previousDelay = 0;
@@ -166,7 +168,7 @@ export class RetryPolicy implements Policy<never> {
         }
       }
       if (reason !== undefined) {
-        if (this.events.observed) this.gaveUp(attempt, error, reason, start);
+        if (this.events.observed) this.gaveUp(attempt, error, reason, start, thrown ? thrownOutcome(error, c) : 'failure');
         // A result judged a failure is still the caller's answer once retrying ends.
         if (!thrown) return value as R;
         throw error;
@@ -174,8 +176,14 @@ export class RetryPolicy implements Policy<never> {
       // Emit before sleeping, so a listener can advance a test clock.
       if (this.events.observed) this.events.emit({ type: 'retry', policy: this.name, attempt: attempt + 1, delayMs: delay, error });
       previousDelay = delay;
-      if (delay > 0) await sleep(this.clock, delay, c.scope);
-      else if (c.scope?.aborted) throw c.scope.reason;
+      try {
+        if (delay > 0) await sleep(this.clock, delay, c.scope);
+        else if (c.scope?.aborted) throw c.scope.reason;
+      } catch (abortReason) {
+        // Cancelled between attempts: the caller gets the abort's reason, and so does the outcome.
+        if (this.events.observed) this.gaveUp(attempt, abortReason, 'cancelled', start, thrownOutcome(abortReason, c));
+        throw abortReason;
+      }
     }
   }
 
@@ -184,9 +192,8 @@ export class RetryPolicy implements Policy<never> {
     this.events.emit({ type: 'outcome', policy: this.name, result: 'success', durationMs: this.clock.now() - start });
   }
 
-  private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number): void {
+  private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number, result: OutcomeResult): void {
     this.events.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
-    const result = isShedRejection(error) ? 'rejected' : 'failure';
     this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 }

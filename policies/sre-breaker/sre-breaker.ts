@@ -118,9 +118,9 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     const w = this.window;
     // What is visible now is part of what the running sums hold. If failures and drops
     // there are within `protection`, step 6 is <= 0 whatever expired (minK >= 1): pass
-    // without reading the clock.
+    // without reading the window.
     if (!this.open && w.s1 + w.s2 <= o.protection) return this.epoch;
-    const now = start === start ? start : this.clock.now();
+    const now = start;
     w.read(now);
     const accepts = w.v0;
     const total = w.v0 + w.v1 + w.v2;

@@ -1,8 +1,9 @@
 import type { Observable } from 'rxjs';
 import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
 import { Context, EMPTY_META, executeWith, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
-import { isTimeoutError, TimeoutError } from '../../lib/errors.js';
+import { TimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { thrownOutcome } from '../../lib/outcome.js';
 import { parseOptions } from '../../lib/options.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
@@ -99,25 +100,29 @@ export class TimeoutPolicy implements Policy<never> {
 
   /** Runs the call under the enclosing deadline that governs it, reporting its outcome. */
   private pass<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
+    const scope = c.scope!;
     return runNext(op, c, next).then(
       (value) => {
-        this.report('success', start);
+        this.report(scope, start, false, undefined, false);
         return value;
       },
       (error: unknown) => {
-        this.report(isTimeoutError(error) ? 'timeout' : 'failure', start, error, false);
+        this.report(scope, start, true, error, false);
         throw error;
       },
     );
   }
 
-  /** @internal */
-  report(result: 'success' | 'failure' | 'timeout', start: number, error?: unknown, own = true): void {
+  /**
+   * @internal reports a call that settled: with a value, or having thrown `error`, under `call`'s
+   * scope. The `timeout` event is for this timeout's own deadline (`own`), not an enclosing one it deferred to.
+   */
+  report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): void {
     const events = this.events;
     if (!events.observed) return;
     const durationMs = this.clock.now() - start;
-    // The `timeout` event is for this timeout's own deadline, not an enclosing one it deferred to.
-    if (result === 'timeout' && own) events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
+    if (thrown && own && call.expired) events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
+    const result = thrown ? thrownOutcome(error, call) : 'success';
     events.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
   }
 }
@@ -192,7 +197,7 @@ class TimeoutCall<R> extends Scope {
 
   private ok(value: R): void {
     if (this.settled) return;
-    this.policy.report('success', this.start);
+    this.policy.report(this, this.start, false);
     this.finish();
     this.resolve(value);
   }
@@ -202,12 +207,12 @@ class TimeoutCall<R> extends Scope {
     if (this.expired) {
       // cooperative: the operation gave up after our deadline
       const timeoutError = new TimeoutError(this.policy.name, undefined, { cause: error });
-      this.policy.report('timeout', this.start, timeoutError);
+      this.policy.report(this, this.start, true, timeoutError);
       this.finish();
       this.reject(timeoutError);
       return;
     }
-    this.policy.report('failure', this.start, error);
+    this.policy.report(this, this.start, true, error);
     this.finish();
     this.reject(error);
   }
@@ -215,7 +220,7 @@ class TimeoutCall<R> extends Scope {
   /** Rejects now, leaving the watched value to settle unobserved. */
   private fail(error: unknown): void {
     if (this.settled) return;
-    this.policy.report(this.expired ? 'timeout' : 'failure', this.start, error);
+    this.policy.report(this, this.start, true, error);
     this.finish();
     this.reject(error);
   }

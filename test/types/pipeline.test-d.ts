@@ -22,6 +22,10 @@ expectType<Promise<User | null>>(pipe(timeout(100), retry(), fallback(() => null
 expectType<Promise<User | 0 | 'x'>>(pipe(fallback(() => 0 as const), fallback(async () => 'x' as const)).execute(getUser));
 expectType<Promise<User | 1 | 2>>(pipe(fallbackChain(() => 1 as const, async () => 2 as const)).execute(getUser));
 expectType<Promise<User | 'a' | 'b'>>(policy().fallbackChain(() => 'a' as const, () => 'b' as const).execute(getUser));
+declare const clock: ExecutionContext['clock'];
+expectType<Promise<User | 1 | 2>>(fallbackChain(() => 1 as const, async () => 2 as const, { clock, name: 'reads' }).execute(getUser));
+expectType<Promise<User | 'x'>>(fallback(() => 'x' as const, { clock }).execute(getUser));
+expectError(fallbackChain(() => 1, { clok: clock }));
 expectType<Promise<string>>(policy().execute(() => 'plain'));
 expectType<Promise<string>>(policy().retry().execute(() => Promise.resolve('x') as PromiseLike<string>));
 

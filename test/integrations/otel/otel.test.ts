@@ -11,6 +11,8 @@ import { ConfigError } from '../../../lib/errors.js';
 import { registerOtelMetrics } from '../../../integrations/otel/index.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
+import { TestClock } from '../../../lib/testing.js';
+import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
 
 const providers: MeterProvider[] = [];
 afterEach(async () => {
@@ -38,6 +40,26 @@ function points(m: MetricData | undefined): Array<{ attributes: Record<string, u
 }
 
 describe('registerOtelMetrics', () => {
+  it("counts the caller's own cancellation as cancelled, and times it", async () => {
+    const clock = new TestClock(1_700_000_000_000);
+    const breaker = circuitBreaker({ name: 'payments', strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, clock });
+    const { meter, collect } = setup();
+    registerOtelMetrics(breaker, { meter });
+    const ac = new AbortController();
+    const call = breaker.execute(() => new Promise(() => {}), { signal: ac.signal }).catch((e: unknown) => e);
+    await clock.advance(30);
+    ac.abort(new Error('client gone'));
+    await call;
+    const m = await collect();
+    expect(points(m.get('breakwater.calls'))).toEqual([{ attributes: { policy: 'payments', result: 'cancelled' }, value: 1 }]);
+    expect(m.get('breakwater.calls')!.descriptor.description).toBe(
+      'Calls handled by a policy, by result: success, failure, timeout, rejected, cancelled, fallback.',
+    );
+    const duration = m.get('breakwater.call.duration')!.dataPoints[0]!.value as { count: number; sum: number };
+    expect(duration.count).toBe(1);
+    expect(duration.sum).toBeCloseTo(0.03, 10);
+  });
+
   it('records the same figures as the Prometheus entry, checked with the SDK in-memory exporter', async () => {
     const { pipeline, run } = scriptedTraffic();
     const { meter, collect } = setup();

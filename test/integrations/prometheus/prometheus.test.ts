@@ -6,6 +6,7 @@ import { registerMetrics } from '../../../integrations/prometheus/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
+import { TestClock } from '../../../lib/testing.js';
 
 type Json = MetricObjectWithValues<MetricValue<string>>;
 
@@ -131,6 +132,27 @@ describe('registerMetrics (prometheus)', () => {
       ['payments', 'success', 4],
     ]);
     expect(value(await metric(registry, 'shop_calls_total'), { policy: 'payments', result: 'success', service: 'checkout' })).toBe(4);
+  });
+
+  it("counts the caller's own cancellation as cancelled: timed, listed in the help, not one of gobreaker's results", async () => {
+    const clock = new TestClock(1_700_000_000_000);
+    const breaker = circuitBreaker({ name: 'payments', strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, clock });
+    const registry = new Registry();
+    registerMetrics(breaker, { registry, gobreakerAliases: true });
+    const ac = new AbortController();
+    const call = breaker.execute(() => new Promise(() => {}), { signal: ac.signal }).catch((e: unknown) => e);
+    await clock.advance(30);
+    const gone = new Error('client gone');
+    ac.abort(gone);
+    expect(await call).toBe(gone);
+    expect(breaker.state).toBe('closed'); // a counted failure would have opened it (threshold 1)
+    const calls = await metric(registry, 'breakwater_calls_total');
+    expect(calls?.values.map((v) => [v.labels.result, v.value])).toEqual([['cancelled', 1]]);
+    expect(calls?.help).toBe('Calls handled by a policy, by result: success, failure, timeout, rejected, cancelled, fallback.');
+    const duration = await metric(registry, 'breakwater_call_duration_seconds');
+    const sum = duration!.values.find((v) => (v as { metricName?: string }).metricName === 'breakwater_call_duration_seconds_sum');
+    expect(sum?.value).toBeCloseTo(0.03, 10);
+    expect((await metric(registry, 'gobreaker_calls_total'))?.values).toEqual([]);
   });
 
   it('adds no per-key series unless perKey is set', async () => {

@@ -53,6 +53,40 @@ describe('circuitBreaker.execute', () => {
     expect(outer.stats().total).toBe(0);
   });
 
+  it('the permit API reports like execute: release() is a cancellation, failure(error) is classified like a throw', async () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 10, openMs: 1_000, clock });
+    const seen: [string, number][] = [];
+    b.events$.subscribe((e) => e.type === 'outcome' && seen.push([e.result, e.durationMs]));
+    const settle = async (end: (p: ReturnType<typeof b.allow>) => void) => {
+      const permit = b.allow();
+      await clock.advance(20);
+      end(permit);
+    };
+    await settle((p) => p.success());
+    await settle((p) => p.release());
+    await settle((p) => p.failure(new Error('down')));
+    await settle((p) => p.failure(new TimeoutError('inner')));
+    await settle((p) => p.failure());
+    expect(seen).toEqual([
+      ['success', 20],
+      ['cancelled', 20],
+      ['failure', 20],
+      ['timeout', 20],
+      ['failure', 20],
+    ]);
+  });
+
+  it('a thrown value its handle does not count is still a failure of the call (the breaker records it as a success)', async () => {
+    const clock = new TestClock(T0);
+    const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, handle: (e) => !(e instanceof RangeError), clock });
+    const results: string[] = [];
+    b.events$.subscribe((e) => e.type === 'outcome' && results.push(e.result));
+    await expect(b.execute(() => Promise.reject(new RangeError('not found')))).rejects.toBeInstanceOf(RangeError);
+    expect(b.state).toBe('closed');
+    expect(results).toEqual(['failure']);
+  });
+
   it('the builder injects its clock', async () => {
     const clock = new TestClock(T0);
     const p = policy({ clock }).circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, openMs: 500 });

@@ -8,6 +8,7 @@ import {
   policy,
   TimeoutError,
   type FallbackFailedEvent,
+  type OutcomeEvent,
   type PolicyEvent,
 } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
@@ -74,6 +75,42 @@ describe('fallback', () => {
     expect(await inner.settled).toMatchObject({ ok: true, value: 'fb' });
     expect(await outer.settled).toMatchObject({ ok: true, value: 'fb', at: START + 10 });
     expect(seen).toEqual([expect.any(TimeoutError), true]);
+  });
+
+  it("takes a clock: execute's timeout and the events' durations run on it", async () => {
+    const clock = new TestClock(START);
+    const f = fallback(() => 'fb', { clock });
+    const outcomes: PolicyEvent[] = [];
+    f.events$.subscribe((e) => e.type === 'outcome' && outcomes.push(e));
+    const p = track(
+      f.execute(() => new Promise(() => {}), { timeout: 100 }),
+      clock,
+    );
+    await clock.advance(99);
+    expect(p.now).toBeUndefined();
+    await clock.advance(1);
+    // the call's deadline passing is answered, at that moment of the virtual clock
+    expect(await p.settled).toMatchObject({ ok: true, value: 'fb', at: START + 100 });
+    expect(outcomes.map((e) => (e as OutcomeEvent).durationMs)).toEqual([100]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("gets the builder's clock, like every policy the builder makes", async () => {
+    const clock = new TestClock(START);
+    const [single, chain] = policy({ clock })
+      .fallback(() => 'fb')
+      .fallbackChain(() => 'fb')
+      .policies;
+    const a = track(single!.execute(() => new Promise(() => {}), { timeout: 50 }), clock);
+    const b = track(chain!.execute(() => new Promise(() => {}), { timeout: 50 }), clock);
+    await clock.advance(50);
+    // Settled by the virtual clock itself, not by wall time passing meanwhile.
+    expect(a.now).toMatchObject({ ok: true, value: 'fb', at: START + 50 });
+    expect(b.now).toMatchObject({ ok: true, value: 'fb', at: START + 50 });
+  });
+
+  it('rejects a clock that is not one with ConfigError naming the option', () => {
+    expect(() => fallback(() => 1, { clock: { now: () => 0 } } as never)).toThrow(/clock: expected a Clock/);
   });
 });
 
@@ -186,7 +223,35 @@ describe('fallbackChain', () => {
     );
   });
 
+  it('takes options after the handlers: a clock for execute and the durations, a name', async () => {
+    const clock = new TestClock(START);
+    const chain = fallbackChain(
+      () => {
+        throw new Error('h1');
+      },
+      () => 'h2' as const,
+      { clock, name: 'reads' },
+    );
+    expect(chain.name).toBe('reads');
+    const p = track(
+      chain.execute(() => new Promise(() => {}), { timeout: 100 }),
+      clock,
+    );
+    await clock.advance(100);
+    expect(await p.settled).toMatchObject({ ok: true, value: 'h2', at: START + 100 });
+    const outcomes: PolicyEvent[] = [];
+    chain.events$.subscribe((e) => e.type === 'outcome' && outcomes.push(e));
+    const answered = track(
+      chain.execute(() => new Promise((_, reject) => clock.setTimeout(() => reject(new Error('down')), 30))),
+      clock,
+    );
+    await clock.advance(30);
+    expect(await answered.settled).toMatchObject({ ok: true, value: 'h2' });
+    expect(outcomes).toMatchObject([{ policy: 'reads', result: 'fallback', durationMs: 30 }]);
+  });
+
   it('rejects bad handlers and options with ConfigError', () => {
+    expect(() => fallbackChain(() => 1, { clok: 1 } as never)).toThrow(/invalid fallbackChain options: clok: unknown option/);
     expect(() => fallbackChain()).toThrow(ConfigError);
     expect(() => fallbackChain(() => 1, 'x' as never)).toThrow(/\[1\]/);
     expect(() => fallback(42 as never)).toThrow(ConfigError);

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, hedge, policy, retry, constant, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
+import { circuitBreaker, ConfigError, hedge, pipe, policy, retry, constant, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { Context, Scope } from '../../../lib/context.js';
 import { RUN } from '../../../lib/policy.js';
@@ -216,6 +216,20 @@ describe('hedge', () => {
     expect(links.first).toBeUndefined();
     expect(links.rest ?? []).toHaveLength(0);
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a losing attempt is cancelled by its caller, the hedge: a breaker inside records nothing for it', async () => {
+    const clock = new TestClock(START);
+    const b = circuitBreaker({ name: 'inner', strategy: 'consecutiveFailures', threshold: 1, openMs: 1_000, clock });
+    const results: string[] = [];
+    b.events$.subscribe((e) => e.type === 'outcome' && results.push(e.result));
+    const call = pipe(b, hedge({ delayMs: 100, maxHedged: 1, clock })).execute((ctx) =>
+      ctx.attempt === 1 ? after(clock, 10_000, 'slow', ctx) : after(clock, 30, 'fast', ctx),
+    );
+    await clock.advance(130);
+    await expect(call).resolves.toBe('fast');
+    expect(results.sort()).toEqual(['cancelled', 'success']);
+    expect(b.state).toBe('closed'); // a loser counted as a failure would have opened it (threshold 1)
   });
 
   it('bad options are a ConfigError naming the option', () => {

@@ -93,6 +93,23 @@ describe('retry', () => {
     expect(f.calls()).toBe(1);
   });
 
+  it("a call its caller cancels during a backoff still reports its one outcome: cancelled", async () => {
+    const clock = new TestClock(START);
+    const ac = new AbortController();
+    const r = retry({ maxAttempts: 5, backoff: constant(1_000), clock });
+    const events: PolicyEvent[] = [];
+    r.events$.subscribe((e) => (e.type === 'outcome' || e.type === 'giveUp') && events.push(e));
+    const p = track(r.execute(failing(10).op, { signal: ac.signal }), clock);
+    await clock.advance(1_010);
+    const reason = new Error('user left');
+    ac.abort(reason);
+    expect(await rejection(p)).toBe(reason);
+    expect(events).toMatchObject([
+      { type: 'giveUp', attempts: 2, reason: 'cancelled', error: reason },
+      { type: 'outcome', result: 'cancelled', durationMs: 1_010, error: reason },
+    ]);
+  });
+
   it('gives up early, with the last error, rather than sleep past the deadline', async () => {
     const clock = new TestClock(START);
     const f = failing(10);

@@ -489,7 +489,7 @@ describe('loadShedder: thresholds, cool-off and the capacity estimate', () => {
     expect((e as Error).message).toBe('service overloaded, call shed (shed)');
     expect(events).toEqual([
       { type: 'shed', policy: 'shed', cpu: 0.9, inFlight: 900, maxInFlight: 20 },
-      { type: 'outcome', policy: 'shed', result: 'rejected', durationMs: 0 },
+      { type: 'outcome', policy: 'shed', result: 'rejected', durationMs: 0, error: e },
     ]);
     expect(s.inFlight).toBe(900);
   });
@@ -619,7 +619,9 @@ describe('loadShedder: thresholds, cool-off and the capacity estimate', () => {
     for (const p of held.splice(0, 100)) p.failure();
     state.cpu = 0.9;
     await expect(s.execute(() => 1)).rejects.toBeInstanceOf(OverloadedError);
-    expect(events[0]).toEqual({ type: 'shed', policy: 'loadShedder', cpu: 0.9, inFlight: 900, maxInFlight: 30 });
+    // the 30 calls that ran each report their outcome, then the shed call
+    expect(events.slice(0, 30).every((e) => e.type === 'outcome' && e.result === 'success' && e.durationMs === 100)).toBe(true);
+    expect(events[30]).toEqual({ type: 'shed', policy: 'loadShedder', cpu: 0.9, inFlight: 900, maxInFlight: 30 });
   });
 
   it('a permit settles once, whichever way', () => {

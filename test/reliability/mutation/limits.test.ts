@@ -121,7 +121,7 @@ describe('bulkhead: from the mutation analysis', () => {
     expect(b.executing).toBe(0);
   });
 
-  it('a waiter leaving the queue reports failure (caller abort) or timeout (deadline) with its wait, and frees its place', async () => {
+  it('a waiter leaving the queue reports cancelled (caller abort) or timeout (deadline) with its wait, and frees its place', async () => {
     const clock = new TestClock(T0);
     const b = bulkhead({ limit: 1, queue: 2, clock });
     const events = collect(b);
@@ -141,7 +141,7 @@ describe('bulkhead: from the mutation analysis', () => {
     expect(b.queued).toBe(0);
     const outcomes = events.filter((e) => e.type === 'outcome');
     expect(outcomes).toEqual([
-      { type: 'outcome', policy: 'bulkhead', result: 'failure', durationMs: 10, error: reason },
+      { type: 'outcome', policy: 'bulkhead', result: 'cancelled', durationMs: 10, error: reason },
       { type: 'outcome', policy: 'bulkhead', result: 'timeout', durationMs: 30, error: expect.any(TimeoutError) },
     ]);
     gate.resolve();
@@ -177,7 +177,7 @@ describe('bulkhead: from the mutation analysis', () => {
     // the running call's own outcome (the caller's abort), reported once
     expect(events.filter((e) => e.type === 'outcome')).toEqual([
       { type: 'outcome', policy: 'bulkhead', result: 'success', durationMs: 0, error: undefined },
-      { type: 'outcome', policy: 'bulkhead', result: 'failure', durationMs: 0, error: reason },
+      { type: 'outcome', policy: 'bulkhead', result: 'cancelled', durationMs: 0, error: reason },
     ]);
     await expect(b.execute(() => 'next')).resolves.toBe('next');
   });
@@ -436,7 +436,7 @@ describe('rateLimiter: from the mutation analysis', () => {
     const reason = new Error('caller');
     ac.abort(reason);
     expect(await rejection(cancelled)).toBe(reason);
-    expect(events.at(-1)).toEqual({ type: 'outcome', policy: 'rateLimiter', result: 'failure', durationMs: 3, error: reason });
+    expect(events.at(-1)).toEqual({ type: 'outcome', policy: 'rateLimiter', result: 'cancelled', durationMs: 3, error: reason });
 
     const timed = track(limiter.execute(() => 1, { timeout: 4 }), clock);
     await clock.advance(4);
@@ -755,7 +755,7 @@ describe('fallback: from the mutation analysis', () => {
     await expect(policy({ clock }).use(f).execute(() => Promise.reject(new Error('x')))).resolves.toEqual({ status: 200, cached: true });
   });
 
-  it("reports the caller's own cancellation as a plain failure: no handler, no fallbackFailed", async () => {
+  it("reports the caller's own cancellation as cancelled: no handler, no fallbackFailed", async () => {
     const clock = new TestClock(T0);
     let answered = false;
     const f = fallback(() => (answered = true));
@@ -768,7 +768,7 @@ describe('fallback: from the mutation analysis', () => {
     expect(await rejection(p)).toBe(reason);
     await flush();
     expect(answered).toBe(false);
-    expect(events).toEqual([{ type: 'outcome', policy: 'fallback', result: 'failure', durationMs: 5, error: reason }]);
+    expect(events).toEqual([{ type: 'outcome', policy: 'fallback', result: 'cancelled', durationMs: 5, error: reason }]);
   });
 
   it('answers an inner policy that throws synchronously instead of returning a promise', async () => {
@@ -814,7 +814,7 @@ describe('permit: from the mutation analysis', () => {
     expect(events).toEqual([{ type: 'outcome', policy: b.name, result: 'failure', durationMs: 0, error }]);
   });
 
-  it('release after success does nothing, and release alone records nothing', () => {
+  it('release after success does nothing, and release alone records nothing (reported once, as cancelled)', () => {
     const clock = new TestClock(T0);
     const b = circuitBreaker({ strategy: 'errorCount', threshold: 1, minRequests: 0, clock });
     const events = collect(b);
@@ -826,7 +826,10 @@ describe('permit: from the mutation analysis', () => {
     q.release();
     q.release();
     expect(b.stats()).toMatchObject({ total: 1, failures: 0 });
-    expect(events).toEqual([{ type: 'outcome', policy: b.name, result: 'success', durationMs: 0, error: undefined }]);
+    expect(events).toEqual([
+      { type: 'outcome', policy: b.name, result: 'success', durationMs: 0, error: undefined },
+      { type: 'outcome', policy: b.name, result: 'cancelled', durationMs: 0, error: undefined },
+    ]);
   });
 
   it('a released half-open probe frees its place once, however often released', async () => {
