@@ -16,7 +16,8 @@ export interface DocBlock {
   readonly code: string;
 }
 
-const FENCE = /^```(\S*)\s*(.*)$/;
+// A fence may be indented (a block inside a list item): its body loses the same indentation.
+const FENCE = /^( *)```(\S*)\s*(.*)$/;
 
 /** Every ```ts / ```typescript block of one markdown file. */
 export function blocksOf(root: string, path: string): DocBlock[] {
@@ -25,11 +26,12 @@ export function blocksOf(root: string, path: string): DocBlock[] {
   for (let i = 0; i < lines.length; i++) {
     const open = FENCE.exec(lines[i]!);
     if (open === null) continue;
-    const lang = open[1]!;
-    const words = open[2]!.split(/\s+/).filter(Boolean);
+    const indent = open[1]!.length;
+    const lang = open[2]!;
+    const words = open[3]!.split(/\s+/).filter(Boolean);
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !lines[i]!.startsWith('```'); i++) body.push(lines[i]!);
+    for (i++; i < lines.length && !lines[i]!.trimStart().startsWith('```'); i++) body.push(lines[i]!.replace(new RegExp(`^ {0,${indent}}`), ''));
     if (lang !== 'ts' && lang !== 'typescript') continue;
     const code = body.join('\n') + '\n';
     const mode: BlockMode = words.includes('fragment') ? 'fragment' : words.includes('no-run') ? 'no-run' : 'run';
@@ -46,4 +48,29 @@ export function allBlocks(root: string): DocBlock[] {
     .sort()
     .map((f) => join(root, 'docs', f));
   return [join(root, 'README.md'), ...docs].flatMap((p) => blocksOf(root, p));
+}
+
+const normalise = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * What a block promises to print, in order: the text of its `//=> text`
+ * comments. A remark after two spaces and a parenthesis (`//=> 5  (the
+ * burst)`) is not part of it; `…` stands for any text (a duration, an id).
+ */
+export function promisedLines(code: string): string[] {
+  return [...code.matchAll(/\/\/=> ?(.*)$/gm)].map((m) => m[1]!.replace(/ {2}\(.*\)$/, '').trim()).filter((l) => l !== '');
+}
+
+/**
+ * True when `stdout` is exactly what `code` promises, in order, runs of
+ * spaces and line breaks aside (a printed object may span lines): a block
+ * that prints more, less or something else fails, and one that promises
+ * nothing must print nothing.
+ */
+export function printsAsPromised(code: string, stdout: string): boolean {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = promisedLines(code)
+    .map((line) => normalise(line).split('…').map(escape).join('.*?'))
+    .join(' ');
+  return new RegExp(`^${pattern}$`, 's').test(normalise(stdout));
 }

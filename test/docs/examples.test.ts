@@ -4,16 +4,18 @@ import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeRedis, startRedis, type RedisServer } from '../helpers/redis.js';
-import { allBlocks, type DocBlock } from './blocks.js';
+import { allBlocks, printsAsPromised, promisedLines, type DocBlock } from './blocks.js';
 import { packedProject } from './packed.js';
 
 // Every ```ts block of README.md and docs/*.md is type-checked (strict) against
 // the npm-packed package installed in a fresh project, then run by `node`.
 // Info strings: ```ts no-run (type-check only), ```ts fragment (neither),
 // ```ts redis (runs with REDIS_URL of a real redis-server; implied by an import
-// of ioredis or breakwater/redis). A comment `//=> text` says what the block
-// prints: some line of its output must be `text` (anything after two spaces
-// and a parenthesis, `//=> 5  (the burst)`, is a remark).
+// of ioredis or breakwater/redis). Comments `//=> text` say what the block
+// prints, in order, and all of it: a block that prints must promise every line
+// (anything after two spaces and a parenthesis, `//=> 5  (the burst)`, is a
+// remark; `…` stands for any text, a duration or an id). A fence may be
+// indented, inside a list item.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const RUN_TIMEOUT_MS = 20_000;
@@ -59,24 +61,20 @@ afterAll(() => {
   if (project !== '') rmSync(project, { recursive: true, force: true });
 }, 60_000);
 
-function run(b: DocBlock, env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+function run(b: DocBlock, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; out: string }> {
   const file = join(project, fileOf(b).replace(/\.mts$/, '.mjs'));
   return new Promise((done) => {
     execFile(process.execPath, [file], { cwd: project, timeout: RUN_TIMEOUT_MS, env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-      done({ code, out: `${stdout}${stderr}${error?.killed === true ? `\nkilled after ${RUN_TIMEOUT_MS} ms` : ''}` });
+      done({ code, stdout, out: `${stdout}${stderr}${error?.killed === true ? `\nkilled after ${RUN_TIMEOUT_MS} ms` : ''}` });
     });
   });
 }
 
-/** The printed lines a block promises with `//=> text` comments. */
-function promised(b: DocBlock): string[] {
-  return [...b.code.matchAll(/\/\/=> ?(.*)$/gm)].map((m) => m[1]!.replace(/ {2}\(.*\)$/, '').trim());
-}
-
-function expectOutput(b: DocBlock, out: string): void {
-  const lines = out.split('\n').map((l) => l.trim());
-  for (const line of promised(b)) expect(lines, `${title(b)} should print ${JSON.stringify(line)}`).toContain(line);
+function expectOutput(b: DocBlock, stdout: string): void {
+  const promised = promisedLines(b.code);
+  const message = `${title(b)} printed\n${stdout}\nbut promises (//=>) ${promised.length === 0 ? 'nothing' : `\n${promised.join('\n')}`}`;
+  expect(printsAsPromised(b.code, stdout), message).toBe(true);
 }
 
 function check(b: DocBlock): void {
@@ -100,7 +98,7 @@ describe('doc examples (packed package, fresh project)', () => {
       const r = await run(b);
       if (process.env.BREAKWATER_DOCS_SHOW === '1') process.stdout.write(`--- ${title(b)}\n${r.out}`);
       expect(r.code, r.out).toBe(0);
-      expectOutput(b, r.out);
+      expectOutput(b, r.stdout);
     }, RUN_TIMEOUT_MS + 10_000);
   }
 });
@@ -118,8 +116,9 @@ if (redisBlocks.length > 0) describeRedis('doc examples that need Redis', () => 
       check(b);
       if (b.mode !== 'run') return;
       const r = await run(b, { REDIS_URL: server!.url });
+      if (process.env.BREAKWATER_DOCS_SHOW === '1') process.stdout.write(`--- ${title(b)}\n${r.out}`);
       expect(r.code, r.out).toBe(0);
-      expectOutput(b, r.out);
+      expectOutput(b, r.stdout);
     }, RUN_TIMEOUT_MS + 10_000);
   }
 });

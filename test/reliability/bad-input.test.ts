@@ -21,15 +21,19 @@ import {
   loadShedder,
   memoryCacheStore,
   memoryStore,
+  policy,
   rateLimiter,
   retry,
   slidingWindow,
   sloBudget,
   sreBreaker,
   timeout,
+  TimeoutError,
   tokenBucket,
   tokenBudget,
 } from '../../lib/index.js';
+import { TestClock } from '../../lib/testing.js';
+import { pipelines, type SoakPipeline } from './soak.js';
 
 /** The bad value kinds of quality.md "Bad input", by the rule an option follows. */
 const BAD = {
@@ -182,15 +186,24 @@ describe('bad input: every option of every factory', () => {
   });
 
   it.each([
-    ['constant(-1)', () => constant(-1)],
-    ['constant(NaN)', () => constant(Number.NaN)],
-    ['linear(10, -1)', () => linear(10, -1)],
-    ['linear(Infinity, 1)', () => linear(Infinity, 1)],
-    ['fallback("x")', () => fallback('x' as never)],
-    ['fallbackChain()', () => fallbackChain()],
-    ['fallbackChain(1)', () => fallbackChain(1 as never)],
-  ])('%s is a ConfigError', (_, build) => {
+    ['constant(-1)', () => constant(-1), 'constant', ''],
+    ['constant(NaN)', () => constant(Number.NaN), 'constant', ''],
+    ['linear(10, -1)', () => linear(10, -1), 'linear', 'step'],
+    ['linear(Infinity, 1)', () => linear(Infinity, 1), 'linear', 'ms'],
+    ['fallback("x")', () => fallback('x' as never), 'fallback', '[0]'],
+    ['fallbackChain()', () => fallbackChain(), 'fallbackChain', ''],
+    ['fallbackChain(1)', () => fallbackChain(1 as never), 'fallbackChain', '[0]'],
+  ])('%s is a ConfigError of %s at path "%s"', (_, build, factory, path) => {
     expect(build).toThrow(ConfigError);
+    let error: ConfigError | undefined;
+    try {
+      build();
+    } catch (e) {
+      error = e as ConfigError;
+    }
+    expect(error).toMatchObject({ code: 'INVALID_CONFIG', policy: factory });
+    expect(error!.issues.map((i) => i.path)).toEqual([path]);
+    expect(error!.message).toContain(error!.issues[0]!.message);
   });
 });
 
@@ -231,28 +244,47 @@ describe('bad input: fromConfig', () => {
 });
 
 describe('bad operations through every policy', () => {
-  /** Operations that misbehave in each way quality.md lists. */
-  const ops: [string, () => unknown, 'ok' | 'fail' | 'hang'][] = [
-    ['throws a string', () => Promise.reject('a string'), 'fail'],
-    ['throws undefined', () => Promise.reject(undefined), 'fail'],
-    ['throws null synchronously', () => { throw null; }, 'fail'],
-    ['throws an Error synchronously', () => { throw new Error('sync'); }, 'fail'],
-    ['throws a number synchronously', () => { throw 42; }, 'fail'],
-    ['returns a plain value', () => 'plain', 'ok'],
-    ['returns undefined', () => undefined, 'ok'],
+  /**
+   * Operations that misbehave in each way quality.md lists, and what they amount to: a value (`ok`), a thrown
+   * value (`fail`, what every policy must pass on unchanged), or nothing ever (`hang`).
+   */
+  const ops: [string, () => unknown, { ok: unknown } | { fail: unknown } | 'hang'][] = [
+    ['throws a string', () => Promise.reject('a string'), { fail: 'a string' }],
+    ['throws undefined', () => Promise.reject(undefined), { fail: undefined }],
+    ['throws null synchronously', () => { throw null; }, { fail: null }],
+    ['throws an Error synchronously', () => { throw new Error('sync'); }, { fail: new Error('sync') }],
+    ['throws a number synchronously', () => { throw 42; }, { fail: 42 }],
+    ['returns a plain value', () => 'plain', { ok: 'plain' }],
+    ['returns undefined', () => undefined, { ok: undefined }],
     ['never settles', () => new Promise(() => {}), 'hang'],
-    ['a thenable that resolves twice', () => ({ then: (ok: (v: unknown) => void) => (ok('t1'), ok('t2')) }), 'ok'],
-    ['a thenable that resolves then rejects', () => ({ then: (ok: (v: unknown) => void, no: (e: unknown) => void) => (ok('t'), no(new Error('late'))) }), 'ok'],
-    ['a thenable that rejects then resolves', () => ({ then: (ok: (v: unknown) => void, no: (e: unknown) => void) => (no('first'), ok('late')) }), 'fail'],
-    ['a thenable whose then throws', () => ({ then: () => { throw new Error('then threw'); } }), 'fail'],
+    ['a thenable that resolves twice', () => ({ then: (ok: (v: unknown) => void) => (ok('t1'), ok('t2')) }), { ok: 't1' }],
+    ['a thenable that resolves then rejects', () => ({ then: (ok: (v: unknown) => void, no: (e: unknown) => void) => (ok('t'), no(new Error('late'))) }), { ok: 't' }],
+    ['a thenable that rejects then resolves', () => ({ then: (ok: (v: unknown) => void, no: (e: unknown) => void) => (no('first'), ok('late')) }), { fail: 'first' }],
+    ['a thenable whose then throws', () => ({ then: () => { throw new Error('then threw'); } }), { fail: new Error('then threw') }],
     ['a thenable that never calls back', () => ({ then: () => {} }), 'hang'],
   ];
 
-  it.each(ops)('%s: every pipeline settles, by the deadline at the latest, with nothing left behind', async (_, op, expected) => {
-    const { TestClock, seededRandom } = await import('../../lib/testing.js');
-    const { pipelines } = await import('./soak.js');
+  type Answer = { value: unknown } | { error: unknown };
+
+  /**
+   * What a pipeline answers for an operation: its value; for a failure, the pipeline's fallback value or the
+   * thrown value itself, unchanged; for a hang, the value its fallback gives for its own timeout, or a TimeoutError.
+   */
+  function expectAnswer(answer: Answer, expected: (typeof ops)[number][2], p: SoakPipeline, deadlineMs: number): void {
+    const where = `${p.label} answered ${JSON.stringify(answer, (_, v: unknown) => (v instanceof Error ? `${v.name}: ${v.message}` : v))}`;
+    if (expected !== 'hang' && 'ok' in expected) return expect(answer, where).toStrictEqual({ value: expected.ok });
+    if (expected !== 'hang') return expect(answer, where).toStrictEqual(p.onFailure !== undefined ? { value: p.onFailure } : { error: expected.fail });
+    // when the caller's deadline comes first, the pipeline's own timeout (cut to that deadline) and the deadline pass
+    // at once: its fallback may answer first, or not
+    if (p.onTimeout !== undefined && (p.ownTimeoutMs! < deadlineMs || 'value' in answer)) return expect(answer, where).toStrictEqual({ value: p.onTimeout });
+    expect('error' in answer && answer.error, where).toBeInstanceOf(TimeoutError);
+    expect((answer as { error: TimeoutError }).error.code, where).toBe('TIMEOUT');
+  }
+
+  it.each(ops)('%s: every pipeline answers as it should, by the deadline at the latest, with nothing left behind', async (_, op, expected) => {
     const clock = new TestClock(1_700_000_000_000);
-    const random = seededRandom(3);
+    // 0.5: no chaos injected, nothing degraded, no load shed, so each pipeline answers for the operation alone
+    const random = () => 0.5;
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);
     process.on('unhandledRejection', onUnhandled);
@@ -260,17 +292,20 @@ describe('bad operations through every policy', () => {
       for (const p of pipelines(clock, random)) {
         const start = clock.now();
         let settledAt = Number.NaN;
-        let outcome: 'ok' | 'fail' | undefined;
-        const run = p.execute(op as never, { timeout: 100, key: 'k' }).then(
-          () => (outcome = 'ok'),
-          () => (outcome = 'fail'),
-        ).finally(() => (settledAt = clock.now()));
+        let answer: Answer | undefined;
+        const run = p.policy
+          .execute(op as never, { timeout: 100, key: 'k' })
+          .then(
+            (value) => void (answer = { value }),
+            (error: unknown) => void (answer = { error }),
+          )
+          .finally(() => (settledAt = clock.now()));
         await clock.advance(100);
         await run;
-        expect(settledAt).toBeLessThanOrEqual(start + 100);
-        expect(outcome).toBeDefined();
+        expect(settledAt, p.label).toBeLessThanOrEqual(start + 100);
+        expectAnswer(answer!, expected, p, 100);
         await clock.runAll();
-        expect(clock.pendingTimers).toBe(0);
+        expect(clock.pendingTimers, p.label).toBe(0);
         await clock.advance(10_000);
       }
       await new Promise((r) => setImmediate(r));
@@ -280,18 +315,36 @@ describe('bad operations through every policy', () => {
     }
   });
 
+  it.each(ops.filter(([, , e]) => e === 'hang'))('%s: with no deadline of the caller, every pipeline ends it by its own bounds', async (_, op, expected) => {
+    const clock = new TestClock(1_700_000_000_000);
+    for (const p of pipelines(clock, () => 0.5)) {
+      const start = clock.now();
+      let answer: Answer | undefined;
+      let settledAt = Number.NaN;
+      void p.policy.execute(op as never, { key: 'k' }).then(
+        (value) => void ((answer = { value }), (settledAt = clock.now())),
+        (error: unknown) => void ((answer = { error }), (settledAt = clock.now())),
+      );
+      await clock.advance(1_000);
+      expect(answer, `${p.label} still pending`).toBeDefined();
+      expectAnswer(answer!, expected, p, Infinity);
+      if (p.ownTimeoutMs !== undefined) expect(settledAt - start, p.label).toBe(p.ownTimeoutMs);
+      await clock.runAll();
+      expect(clock.pendingTimers, p.label).toBe(0);
+      await clock.advance(10_000);
+    }
+  });
+
   it.each(ops.filter(([, , e]) => e !== 'hang'))('%s: a bare retry → fallback answers as the operation said', async (_, op, expected) => {
-    const { policy } = await import('../../lib/index.js');
-    const { TestClock } = await import('../../lib/testing.js');
     const clock = new TestClock(1_700_000_000_000);
     const seen: unknown[] = [];
     const p = policy({ clock }).retry({ maxAttempts: 2, backoff: constant(1) }).fallback((error: unknown) => (seen.push(error), 'fallback'));
     const run = p.execute(op as never);
     await clock.runAll();
     const r = await run;
-    if (expected === 'fail') {
+    if (expected !== 'hang' && 'fail' in expected) {
       expect(r).toBe('fallback');
-      expect(seen).toHaveLength(1);
-    } else expect(r).not.toBe('fallback');
+      expect(seen).toStrictEqual([expected.fail]);
+    } else expect(r).toStrictEqual((expected as { ok: unknown }).ok);
   });
 });

@@ -104,32 +104,61 @@ describe('timeout properties', () => {
 });
 
 describe('cache properties', () => {
-  it("answers a key only with that key's value, never older than ttlMs + staleWhileRevalidateMs, and calls at most once per key while fresh", async () => {
+  it("answers a key only with that key's value: the stored one while fresh (no call), a new one once expired, and calls at most once per key per ttlMs", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 100 }),
         fc.integer({ min: 0, max: 100 }),
         fc.array(fc.record({ key: fc.constantFrom('a', 'b', 'c'), wait: fc.integer({ min: 0, max: 80 }), together: fc.boolean() }), { minLength: 1, maxLength: 40 }),
-        async (ttlMs, staleWhileRevalidateMs, calls) => {
+        async (ttlMs, staleWhileRevalidateMs, requests) => {
           const clock = new TestClock(T0);
           const p = policy({ clock }).cache({ ttlMs, staleWhileRevalidateMs });
-          const real: Record<string, number> = {};
-          let lastRealAt: Record<string, number> = {};
-          for (const c of calls) {
-            if (!c.together) await clock.advance(c.wait);
-            const op = () => {
-              real[c.key] = (real[c.key] ?? 0) + 1;
-              lastRealAt = { ...lastRealAt, [c.key]: clock.now() };
-              return Promise.resolve(`${c.key}@${clock.now()}`);
-            };
-            const answer = await p.execute(op, { key: c.key });
-            const [key, at] = answer.split('@');
-            expect(key).toBe(c.key);
-            expect(clock.now() - Number(at)).toBeLessThanOrEqual(ttlMs + staleWhileRevalidateMs);
+          /** Clock times of each key's real calls. */
+          const real: Record<string, number[]> = { a: [], b: [], c: [] };
+          // requests marked `together` arrive at the same instant as the one before, concurrently
+          const groups: (typeof requests)[] = [];
+          for (const r of requests) {
+            if (r.together && groups.length > 0) groups[groups.length - 1]!.push(r);
+            else groups.push([r]);
           }
-          // calls at most once per key per ttl span (plus refreshes): never more real calls than requests
-          const total = Object.values(real).reduce((a, b) => a + b, 0);
-          expect(total).toBeLessThanOrEqual(calls.length);
+          for (const group of groups) {
+            await clock.advance(group[0]!.wait);
+            const now = clock.now();
+            const last = Object.fromEntries(Object.entries(real).map(([k, at]) => [k, at.at(-1)]));
+            const made = Object.fromEntries(Object.entries(real).map(([k, at]) => [k, at.length]));
+            const answers = await Promise.all(
+              group.map((r) =>
+                p.execute(
+                  () => {
+                    real[r.key]!.push(clock.now());
+                    return Promise.resolve(`${r.key}@${clock.now()}`);
+                  },
+                  { key: r.key },
+                ),
+              ),
+            );
+            group.forEach((r, i) => {
+              const [key, at] = answers[i]!.split('@');
+              expect(key).toBe(r.key);
+              const before = last[r.key];
+              const age = before === undefined ? Infinity : now - before;
+              const callsNow = real[r.key]!.length - made[r.key]!;
+              if (age < ttlMs) {
+                expect(Number(at), `fresh ${r.key} answered from the store`).toBe(before);
+                expect(callsNow, `fresh ${r.key} called`).toBe(0);
+              } else if (age >= ttlMs + staleWhileRevalidateMs) {
+                expect(Number(at), `expired ${r.key} answered with a new value`).toBe(now);
+                expect(callsNow, `concurrent callers of ${r.key} share one call`).toBe(1);
+              } else {
+                // stale: the old value is answered while at most one call refreshes it
+                expect([before, now]).toContain(Number(at));
+                expect(callsNow).toBeLessThanOrEqual(1);
+              }
+            });
+          }
+          for (const [key, at] of Object.entries(real)) {
+            for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!, `${key} called twice within ttlMs`).toBeGreaterThanOrEqual(ttlMs);
+          }
           await clock.runAll();
           expect(clock.pendingTimers).toBe(0);
         },

@@ -50,7 +50,7 @@ describe('loadShedder', () => {
     const p = policy({ clock }).use(s).execute(() => new Promise(() => {}), { signal: ac.signal });
     expect(s.inFlight).toBe(1);
     ac.abort();
-    await expect(p).rejects.toBeDefined();
+    await expect(p).rejects.toBe(ac.signal.reason);
     expect(s.inFlight).toBe(0);
   });
 

@@ -65,7 +65,7 @@ describe('leakyBucket', () => {
     const p = limiter.execute(() => 2, { signal: ac.signal });
     expect(clock.pendingTimers).toBe(1);
     ac.abort();
-    await expect(p).rejects.toBeDefined();
+    await expect(p).rejects.toBe(ac.signal.reason);
     expect(clock.pendingTimers).toBe(0);
   });
 

@@ -959,7 +959,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
     const w = writeBehind<string>({ deliver: () => down(), breaker: { protection: 1_000 }, clock });
     const ac = new AbortController();
     ac.abort(new Error('gone'));
-    await expect(w.write('x', { signal: ac.signal })).rejects.toBeDefined();
+    await expect(w.write('x', { signal: ac.signal })).rejects.toBe(ac.signal.reason);
     expect(w.queued).toBe(0);
     w.close();
     await expect(w.write('y')).resolves.toMatchObject({ status: 'queued' });
