@@ -80,6 +80,8 @@ export function analyze(run, settings) {
     afterPerS: cPerS(schedule.faultEnd, schedule.totalMs),
   };
   load.ratio = load.faultPerS / load.healthyPerS;
+  // The same against what A offered: steadier than the measured healthy rate on a busy machine.
+  load.ratioToOffered = load.faultPerS / rate;
 
   const lag = Array.from(a.sendLagMs).sort((x, y) => x - y);
   const counted = shares(a.outcome, 0, n);

@@ -32,11 +32,9 @@ export const targets = [
   ...['outage', 'outage-12s', 'hanging', 'latency'].flatMap((s) => [
     [s, 'recovery', same('<= 1 s', atMost(1))],
     [s, 'realAfter', same('>= 95 %', atLeast(0.95))],
-  ]),
-  ...['outage', 'outage-12s'].map((s) => [
-    s,
-    'load',
-    { canonical: ['below both peers', belowAll(PEERS)], standard: ['<= 1.2x and below both peers', and(atMost(1.2), belowAll(PEERS))] },
+    ...(s.startsWith('outage')
+      ? [[s, 'load', { canonical: ['below both peers', belowAll(PEERS)], standard: ['<= 1.2x and below both peers', and(atMost(1.2), belowAll(PEERS))] }]]
+      : []),
   ]),
   ['capacity', 'realDuring', { canonical: [">= bare's", atLeastAll(['bare'])], standard: ['>= 55 %', atLeast(0.55)] }],
   ['capacity', 'recovery', same('<= 2 s', atMost(2))],

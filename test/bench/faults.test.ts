@@ -2,12 +2,15 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // A smoke run of `npm run bench:faults` with a tiny schedule (1 s healthy,
 // 1 s fault, 1 s after, 40 req/s), so the harness cannot rot: processes start
 // and stop, the counts add up, the results are written. It asserts no
 // performance figure. Needs the build in dist/ (npm test builds first).
+// The harness's arithmetic (schedule, recovery, load, targets) is checked on
+// hand-made counts, with expected figures worked out by hand.
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-faults-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -148,5 +151,134 @@ describe('bench:faults (smoke, tiny schedule)', () => {
     const variant = await bench(['--variant', 'polly']);
     expect(variant.code).not.toBe(0);
     expect(variant.stderr).toContain('unknown variant polly');
+  });
+});
+
+/** A module of bench/faults (plain .mjs, so imported by URL and typed here by what the tests use). */
+async function harness<T>(file: string): Promise<T> {
+  return (await import(pathToFileURL(join(process.cwd(), 'bench/faults', file)).href)) as T;
+}
+
+interface Span {
+  from: number;
+  to: number;
+  kind: string;
+}
+type ScheduleOf = (name: string, o: { warmupMs?: number; healthyMs: number; afterMs: number; faultMs?: number }) => {
+  faultStart: number;
+  faultEnd: number;
+  totalMs: number;
+  spans: Span[];
+};
+type Analyze = (run: unknown, settings: { rate: number; clientTimeoutMs: number }) => Figures & { recoveryS: number | null; upstreamLoad: { healthyPerS: number; faultPerS: number; ratio: number } };
+interface TargetRow {
+  scenario: string;
+  key: string;
+  values: Record<string, number | null>;
+  met: Record<string, string>;
+}
+type TargetRows = (results: Record<string, Record<string, unknown>>) => TargetRow[];
+
+describe('bench:faults schedule', () => {
+  it('puts the fault after the warm-up and the healthy phase, and flaps 2 s down / 2 s up from its start', async () => {
+    const { scheduleOf } = await harness<{ scheduleOf: ScheduleOf }>('scenarios.mjs');
+    const s = scheduleOf('flapping', { warmupMs: 1_000, healthyMs: 10_000, afterMs: 10_000 });
+    expect([s.faultStart, s.faultEnd, s.totalMs]).toEqual([11_000, 21_000, 31_000]);
+    expect(s.spans).toEqual([
+      { from: 11_000, to: 13_000, kind: 'outage' },
+      { from: 15_000, to: 17_000, kind: 'outage' },
+      { from: 19_000, to: 21_000, kind: 'outage' },
+    ]);
+    const long = scheduleOf('outage-12s', { healthyMs: 10_000, afterMs: 10_000 });
+    expect([long.faultStart, long.faultEnd]).toEqual([10_000, 22_000]);
+  });
+});
+
+describe('bench:faults analysis', () => {
+  // 10 req/s; 1 s healthy, 1 s fault, 3 s after: requests 0-9 healthy, 10-19 fault, 20-49 after.
+  // All real but the fault and the first 1.5 s after it (requests 10-34 answered by the fallback).
+  function run() {
+    const n = 50;
+    const outcome = new Uint8Array(n).map((_, i) => (i >= 10 && i < 35 ? 2 : 1));
+    const perSecond = Array.from({ length: 5 }, () => ({ p99: 1, max: 1 }));
+    const loopDelay = { p50: 1, p99: 1, max: 1, perSecond };
+    const zeros = (k: number) => new Array<number>(k).fill(0);
+    // C received 1 request per 100 ms when healthy, 3 during the fault, 1 after.
+    const received = Array.from({ length: 60 }, (_, b) => (b < 10 ? 1 : b < 20 ? 3 : b < 50 ? 1 : 0));
+    return {
+      schedule: { warmupMs: 0, healthyMs: 1_000, faultMs: 1_000, afterMs: 3_000, faultStart: 1_000, faultEnd: 2_000, totalMs: 5_000, spans: [] },
+      generator: { outcome, latencyMs: new Float64Array(n).fill(20), sendLagMs: new Float64Array(n), loopDelay },
+      service: { counts: { received: zeros(40), real: zeros(40), fallback: zeros(40), error: zeros(40), inFlightMax: zeros(40) }, inFlightAtStop: 0, errors: {}, loopDelay },
+      upstream: { bucketMs: 100, counts: { received, ok: zeros(60), failed: zeros(60), servedGone: zeros(60), queueMax: zeros(60) }, hung: 0, queuedAtStop: 0, loopDelay },
+    };
+  }
+
+  it('finds the first 1 s window, stepped by 100 ms from the fault end, with >= 95 % real answers by due time', async () => {
+    const { analyze } = await harness<{ analyze: Analyze }>('analyze.mjs');
+    const f = analyze(run(), { rate: 10, clientTimeoutMs: 2_000 });
+    // Requests 35-44 (due 3.5-4.4 s) are the first window of ten real answers: 1.5 s after the fault's end.
+    expect(f.recoveryS).toBe(1.5);
+    expect([f.healthy.n, f.during.n, f.after.n]).toEqual([10, 10, 30]);
+    expect([f.during.real, f.after.real, f.after.fallback]).toEqual([0, 15, 15]);
+    expect(f.upstreamLoad.healthyPerS).toBe(10);
+    expect(f.upstreamLoad.faultPerS).toBe(30);
+    expect(f.upstreamLoad.ratio).toBe(3);
+  });
+
+  it('reports no recovery when no window of the after phase has >= 95 % real answers', async () => {
+    const { analyze } = await harness<{ analyze: Analyze }>('analyze.mjs');
+    const r = run();
+    r.generator.outcome = new Uint8Array(50).map((_, i) => (i >= 10 && i % 10 !== 0 ? 2 : 1));
+    r.generator.outcome[49] = 1;
+    expect(analyze(r, { rate: 10, clientTimeoutMs: 2_000 }).recoveryS).toBeNull();
+  });
+});
+
+describe('bench:faults targets', () => {
+  const figures = (o: { recoveryS?: number | null; after?: number; during?: number; load?: number; bad?: number }) => ({
+    recoveryS: o.recoveryS === undefined ? 0 : o.recoveryS,
+    recoveryLimitS: 9,
+    after: { realShare: o.after ?? 1 },
+    during: { realShare: o.during ?? 0.5 },
+    upstreamLoad: { ratio: o.load ?? 1 },
+    counts: { error: o.bad ?? 0, timeout: 0 },
+  });
+
+  it('judges the two breakwater variants against the limits and the figures of the other variants in the same run', async () => {
+    const { targetRows } = await harness<{ targetRows: TargetRows }>('targets.mjs');
+    const rows = targetRows({
+      outage: {
+        bare: figures({}),
+        canonical: figures({ recoveryS: 1, load: 1.5 }),
+        standard: figures({ recoveryS: 1.1, load: 1.19, after: 0.94 }),
+        cockatiel: figures({ load: 1.56 }),
+        opossum: figures({ load: 1.42 }),
+      },
+      capacity: { bare: figures({ during: 0.25 }), canonical: figures({ during: 0.25, recoveryS: 2 }), standard: figures({ during: 0.549, recoveryS: null }) },
+      flapping: {
+        bare: figures({ during: 0.4 }),
+        canonical: figures({ during: 0.45, bad: 1 }),
+        standard: figures({ during: 0.44 }),
+        cockatiel: figures({ during: 0.45 }),
+        opossum: figures({ during: 0.43 }),
+      },
+    });
+    const met = Object.fromEntries(rows.map((r) => [`${r.scenario} ${r.key}`, [r.met.canonical, r.met.standard]]));
+    expect(met).toEqual({
+      'outage recovery': ['yes', 'NO'],
+      'outage realAfter': ['yes', 'NO'],
+      'outage load': ['NO', 'yes'], // canonical 1.5 is not below opossum's 1.42; standard is <= 1.2 and below both
+      'capacity realDuring': ['yes', 'NO'],
+      'capacity recovery': ['yes', 'NO'],
+      'flapping realDuring': ['yes', 'NO'],
+      'all run bad': ['NO', 'yes'],
+    });
+  });
+
+  it('says n/a where a variant a target compares with was not run', async () => {
+    const { targetRows } = await harness<{ targetRows: TargetRows }>('targets.mjs');
+    const rows = targetRows({ outage: { canonical: figures({ load: 1 }), standard: figures({ load: 1 }), cockatiel: figures({ load: 2 }) } });
+    expect(rows.find((r) => r.key === 'load')!.met).toEqual({ canonical: 'n/a', standard: 'n/a' });
+    expect(rows.find((r) => r.key === 'recovery')!.met).toEqual({ canonical: 'yes', standard: 'yes' });
   });
 });
