@@ -102,7 +102,7 @@ export function analyze(run, settings) {
     timeline.push({
       s,
       phase,
-      a: { real: w.real, fallback: w.fallback, error: w.error - w.timeout, timeout: w.timeout, p50: l.p50, p99: l.p99, loopDelayP99: a.loopDelay.perSecond[s]?.p99 ?? null },
+      a: { real: w.real, fallback: w.fallback, error: w.error - w.timeout, timeout: w.timeout, p50: l.p50, p99: l.p99, loopDelayP99: a.loopDelay.perSecond[s]?.p99 ?? null, cpuMs: a.loopDelay.perSecond[s]?.cpuMs ?? null },
       b: {
         received: b.counts.received[s],
         real: b.counts.real[s],
@@ -111,6 +111,7 @@ export function analyze(run, settings) {
         inFlightMax: b.counts.inFlightMax[s],
         loopDelayP99: b.loopDelay.perSecond[s]?.p99 ?? null,
         loopDelayMax: b.loopDelay.perSecond[s]?.max ?? null,
+        cpuMs: b.loopDelay.perSecond[s]?.cpuMs ?? null,
       },
       c: {
         received: bucket('received'),
@@ -119,6 +120,7 @@ export function analyze(run, settings) {
         servedGone: bucket('servedGone'),
         queueMax: Math.max(...c.counts.queueMax.slice((s * 1000) / perBucket, ((s + 1) * 1000) / perBucket)),
         loopDelayP99: c.loopDelay.perSecond[s]?.p99 ?? null,
+        cpuMs: c.loopDelay.perSecond[s]?.cpuMs ?? null,
       },
     });
   }
@@ -131,8 +133,13 @@ export function analyze(run, settings) {
   if (healthy.realShare < starvedBelow.healthyReal) starved.push(`healthy phase ${(healthy.realShare * 100).toFixed(1)} % real`);
   if (generatorLag.p99 > starvedBelow.generatorLagP99Ms) starved.push(`A sent late (p99 ${generatorLag.p99.toFixed(0)} ms)`);
 
+  // B's CPU during the fault, in cores: near 1 means B itself was the bottleneck.
+  const faultSeconds = b.loopDelay.perSecond.slice(Math.floor(schedule.faultStart / 1000), Math.ceil(schedule.faultEnd / 1000));
+  const serviceCpuDuringCores = faultSeconds.length === 0 ? Number.NaN : faultSeconds.reduce((k, x) => k + x.cpuMs, 0) / (faultSeconds.length * 1000);
+
   return {
     starved,
+    serviceCpuDuringCores,
     healthy,
     during: shares(a.outcome, healthyEnd, faultEnd),
     after: shares(a.outcome, faultEnd, end),

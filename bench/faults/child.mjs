@@ -50,7 +50,8 @@ export function next(type) {
 /**
  * Event-loop delay of this process, as a histogram over the measured run and
  * one p99/max per second from `t0` (perf_hooks' monitorEventLoopDelay, 10 ms
- * resolution).
+ * resolution), with the CPU time the process used in each second: a loop
+ * delayed while the process used little CPU was waiting for a core.
  */
 export function loopDelay() {
   const whole = monitorEventLoopDelay({ resolution: 10 });
@@ -62,12 +63,16 @@ export function loopDelay() {
   return {
     /** Starts the seconds at `t0` (epoch ms) and the whole-run histogram `measureFrom` ms later (after the warm-up). */
     start(t0, measureFrom = 0) {
+      let cpu;
       const tick = () => {
-        perSecond.push({ p99: ms(second.percentile(99)), max: ms(second.max) });
+        const used = process.cpuUsage(cpu);
+        cpu = process.cpuUsage();
+        perSecond.push({ p99: ms(second.percentile(99)), max: ms(second.max), cpuMs: (used.user + used.system) / 1e3 });
         second.reset();
         timer = setTimeout(tick, t0 + (perSecond.length + 1) * 1000 - now());
       };
       timer = setTimeout(() => {
+        cpu = process.cpuUsage();
         second.enable();
         timer = setTimeout(tick, t0 + 1000 - now());
       }, Math.max(0, t0 - now()));

@@ -16,7 +16,7 @@ function share3(s) {
 /** Prints every figure: one row per scenario x variant. */
 export function printFigures(results, variants) {
   const t = new Table({
-    head: ['scenario', 'variant', 'healthy real', 'during: real / fallback / error', 'after: real / fallback / error', 'recovery', "C's load", 'A p50 / p99 ms', 'B loop p99 ms', 'timeouts'],
+    head: ['scenario', 'variant', 'healthy real', 'during: real / fallback / error', 'after: real / fallback / error', 'recovery', "C's load", 'A p50 / p99 ms', 'B loop p99 ms', 'B CPU in fault', 'timeouts'],
     style,
   });
   for (const [scenario, perVariant] of Object.entries(results)) {
@@ -33,6 +33,7 @@ export function printFigures(results, variants) {
         times(f.upstreamLoad.ratio),
         `${ms(f.latency.all.p50)} / ${ms(f.latency.all.p99)}`,
         ms(f.loopDelay.service.p99),
+        Number.isFinite(f.serviceCpuDuringCores) ? `${f.serviceCpuDuringCores.toFixed(2)} cores` : '-',
         String(f.counts.timeout),
       ]);
     }

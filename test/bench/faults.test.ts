@@ -200,7 +200,7 @@ describe('bench:faults analysis', () => {
   function run() {
     const n = 50;
     const outcome = new Uint8Array(n).map((_, i) => (i >= 10 && i < 35 ? 2 : 1));
-    const perSecond = Array.from({ length: 5 }, () => ({ p99: 1, max: 1 }));
+    const perSecond = Array.from({ length: 5 }, () => ({ p99: 1, max: 1, cpuMs: 100 }));
     const loopDelay = { p50: 1, p99: 1, max: 1, perSecond };
     const zeros = (k: number) => new Array<number>(k).fill(0);
     // C received 1 request per 100 ms when healthy, 3 during the fault, 1 after.
