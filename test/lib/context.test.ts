@@ -188,22 +188,32 @@ describe('executeWith: the options of one call', () => {
   });
 
   it('a bad timeout, deadline, signal, key or meta rejects with a ConfigError naming it (never a synchronous throw)', async () => {
-    const cases: [unknown, string][] = [
-      [{ timeout: -5 }, 'execute.timeout'],
-      [{ timeout: '100' }, 'execute.timeout'],
-      [{ timeout: Number.NaN }, 'execute.timeout'],
-      [{ timeout: Infinity }, 'execute.timeout'],
-      [{ deadline: -1 }, 'execute.deadline'],
-      [{ deadline: '2026-01-01' }, 'execute.deadline'],
-      [{ deadline: Infinity }, 'execute.deadline'],
-      [{ deadline: Number.NaN }, 'execute.deadline'],
-      [{ signal: {} }, 'execute.signal'],
-      [{ key: 42 }, 'execute.key'],
-      [{ meta: 'tenant' }, 'execute.meta'],
-      [null, 'execute'],
-      ['fast', 'execute'],
+    const ms = 'expected a finite number of milliseconds >= 0, got';
+    const at = 'expected a finite clock time in epoch milliseconds >= 0, got';
+    const listens = { aborted: false, addEventListener: () => undefined, removeEventListener: () => undefined };
+    const cases: [unknown, string, string][] = [
+      [{ timeout: -5 }, 'execute.timeout', `${ms} -5`],
+      [{ timeout: '100' }, 'execute.timeout', `${ms} the string '100'`],
+      [{ timeout: Number.NaN }, 'execute.timeout', `${ms} NaN`],
+      [{ timeout: Infinity }, 'execute.timeout', `${ms} Infinity`],
+      [{ timeout: null }, 'execute.timeout', `${ms} null`],
+      [{ deadline: -1 }, 'execute.deadline', `${at} -1`],
+      [{ deadline: '2026-01-01' }, 'execute.deadline', `${at} the string '2026-01-01'`],
+      [{ deadline: Infinity }, 'execute.deadline', `${at} Infinity`],
+      [{ deadline: Number.NaN }, 'execute.deadline', `${at} NaN`],
+      [{ deadline: {} }, 'execute.deadline', `${at} an object`],
+      [{ signal: {} }, 'execute.signal', 'expected an AbortSignal, got an object'],
+      [{ signal: null }, 'execute.signal', 'expected an AbortSignal, got null'],
+      [{ signal: { ...listens, aborted: 'no' } }, 'execute.signal', 'expected an AbortSignal, got an object'],
+      [{ signal: { ...listens, addEventListener: 1 } }, 'execute.signal', 'expected an AbortSignal, got an object'],
+      [{ signal: { ...listens, removeEventListener: undefined } }, 'execute.signal', 'expected an AbortSignal, got an object'],
+      [{ key: 42 }, 'execute.key', 'expected a string, got 42'],
+      [{ meta: 'tenant' }, 'execute.meta', "expected an object of string labels, got the string 'tenant'"],
+      [{ meta: null }, 'execute.meta', 'expected an object of string labels, got null'],
+      [null, 'execute', 'expected an object of execute options, got null'],
+      ['fast', 'execute', "expected an object of execute options, got the string 'fast'"],
     ];
-    for (const [options, path] of cases) {
+    for (const [options, path, message] of cases) {
       let ran = 0;
       let result: Promise<unknown> | undefined;
       expect(() => (result = timeout({ ms: 100, clock: clock() }).execute(() => ++ran, options as never))).not.toThrow();
@@ -212,9 +222,32 @@ describe('executeWith: the options of one call', () => {
         (e: unknown) => e,
       );
       expect(error, JSON.stringify(options)).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).issues.map((i) => i.path), JSON.stringify(options)).toEqual([path]);
+      expect((error as ConfigError).issues, JSON.stringify(options)).toEqual([{ path, message }]);
       expect(ran).toBe(0);
     }
+  });
+
+  it('takes any object shaped like an AbortSignal, and hands meta and key to the operation', async () => {
+    const c = clock();
+    const listeners: unknown[] = [];
+    const likeSignal = { aborted: false, reason: undefined, addEventListener: (_: string, l: unknown) => listeners.push(l), removeEventListener: () => listeners.pop() };
+    let seen: ExecutionContext | undefined;
+    const value = await policy({ clock: c })
+      .retry()
+      .execute((ctx) => ((seen = ctx), 'ok'), { signal: likeSignal as unknown as AbortSignal, timeout: 50, key: 'k1', meta: { tenant: 't' } });
+    expect(value).toBe('ok');
+    expect([seen!.key, seen!.meta, seen!.deadline]).toEqual(['k1', { tenant: 't' }, START + 50]);
+    expect(listeners).toEqual([]);
+  });
+
+  it('a caller signal aborted before the call: the policy runs nothing and reports nothing', async () => {
+    const c = clock();
+    const events: PolicyEvent[] = [];
+    const p = policy({ clock: c }).retry({ maxAttempts: 3 }).breaker();
+    p.events$.subscribe((e) => events.push(e));
+    const gone = new Error('gone');
+    await expect(p.execute(() => 1, { signal: AbortSignal.abort(gone) })).rejects.toBe(gone);
+    expect(events).toEqual([]);
   });
 
   it('with both a deadline and a timeout, the nearer governs', async () => {
@@ -503,5 +536,77 @@ describe('Guard modes', () => {
     const left = track(new Guard<string>(scope, false, RACE_CALLER).watch(Promise.resolve('value')), clock);
     expect(await rejection(raced)).toBeInstanceOf(TimeoutError);
     expect(await left.settled).toMatchObject({ ok: true, value: 'value' });
+  });
+});
+
+describe('Scope: listeners and repeated aborts', () => {
+  it('a child removed from the middle of its parent’s listeners hears nothing; the others do', () => {
+    const parent = new Scope(undefined, undefined, Infinity, undefined, 'p', false);
+    const kids = [0, 1, 2, 3].map((i) => new Scope(parent, undefined, Infinity, undefined, `k${i}`, false));
+    kids[1]!.dispose();
+    kids[2]!.dispose();
+    parent.abort(new Error('stop'), true, false);
+    expect(kids.map((k) => k.aborted)).toEqual([true, false, false, true]);
+  });
+
+  it('keeps its first hard reason; a cooperative abort can only be hardened, never repeated', () => {
+    const scope = new Scope(undefined, undefined, Infinity, undefined, 's', false);
+    const seen: unknown[] = [];
+    scope.add({ onAbort: (s) => seen.push([s.reason, s.cooperative]) });
+    const ask = new TimeoutError('ask');
+    scope.abort(ask, false, true);
+    scope.abort(new TimeoutError('ask again'), false, true);
+    expect(seen).toEqual([[ask, true]]);
+    const hard = new Error('hard');
+    scope.abort(hard, true, false);
+    scope.abort(new Error('later'), true, false);
+    expect([scope.reason, scope.byCaller, scope.cooperative]).toEqual([hard, true, false]);
+  });
+
+  it('a guard that saw a cooperative abort still settles at a later hard one', async () => {
+    const clock = new TestClock(START);
+    const scope = new Scope(undefined, undefined, Infinity, undefined, 's', false);
+    const guarded = track(new Guard<string>(scope, true, RACE_ALL).watch(new Promise(() => {})), clock);
+    scope.abort(new TimeoutError('ask'), false, true);
+    await clock.advance(0);
+    expect(guarded.now).toBeUndefined();
+    scope.abort(new Error('hard'), true, false);
+    expect(await rejection(guarded)).toMatchObject({ message: 'hard' });
+  });
+
+  it('a shared caller signal keeps its one listener while any call is pending, and reaches those left', async () => {
+    const c = new TestClock(START);
+    const shared = new AbortController();
+    const p = policy({ clock: c }).retry({ maxAttempts: 1 });
+    const gates = [0, 1, 2, 3].map(() => deferred<number>());
+    const runs = gates.map((g) => track(p.execute(() => g.promise, { signal: shared.signal }), c));
+    gates[0]!.resolve(0);
+    gates[1]!.resolve(1);
+    await c.advance(0);
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
+    shared.abort(new Error('shutdown'));
+    expect(await runs[0]!.settled).toMatchObject({ ok: true, value: 0 });
+    expect(await rejection(runs[2]!)).toMatchObject({ message: 'shutdown' });
+    expect(await rejection(runs[3]!)).toMatchObject({ message: 'shutdown' });
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
+  });
+
+  it("the operation's signal under a user's own signal aborts with either it or the caller's", async () => {
+    const clock = new TestClock(START);
+    const mine = new AbortController();
+    const withMine: Policy<never> = {
+      name: 'mine',
+      events$: EMPTY,
+      execute: () => Promise.reject(new Error('only in a pipeline')),
+      [RUN]: (op, ctx, next) => runNext(op, { ...ctx, signal: mine.signal }, next),
+    };
+    const caller = new AbortController();
+    let signal: AbortSignal | undefined;
+    const run = track(pipe(withMine).execute((ctx) => ((signal = ctx.signal), new Promise(() => {})), { signal: caller.signal }), clock);
+    expect(signal).not.toBe(mine.signal);
+    caller.abort(new Error('caller'));
+    expect(await rejection(run)).toMatchObject({ message: 'caller' });
+    expect(signal!.aborted).toBe(true);
+    expect(getEventListeners(mine.signal, 'abort')).toHaveLength(0);
   });
 });
