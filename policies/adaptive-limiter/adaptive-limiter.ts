@@ -12,6 +12,9 @@ import { ANSWERED, DROPPED, IGNORED, LimitedCall, LimiterPermit, type LimiterCor
 import { AdaptiveLimiterOptionsSchema, type AdaptiveLimiterOptions } from './options.js';
 import { Sampler } from './sampler.js';
 
+/** Answers faster than this many ms are not measured. */
+const MIN_RTT_MS = 1;
+
 /** What {@link AdaptiveLimiterPolicy.stats} reports. */
 export interface AdaptiveLimiterStats {
   /** Calls admitted at once now. */
@@ -72,7 +75,7 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     this.name = o.name;
     this.clock = o.clock ?? systemClock;
     this.algorithm = algorithmOf(o.algorithm);
-    this.sampler = new Sampler(o.windowMs, o.maxWindowMs, o.minSamples);
+    this.sampler = new Sampler(o.windowMs, o.maxWindowMs, o.minSamples, this.clock.now());
     this.initialLimit = o.initialLimit;
     this.minLimit = o.minLimit;
     this.maxLimit = o.maxLimit;
@@ -132,7 +135,7 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
   reset(): void {
     const from = this.admitted;
     this.algorithm.reset();
-    this.sampler.clear();
+    this.sampler.clear(this.clock.now());
     this.slowStart = true;
     this.lastRtt = undefined;
     this.estimate = this.admitted = this.initialLimit;
@@ -152,13 +155,14 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
   /** @internal @hidden */
   settle(start: number, inFlight: number, measure: Measure, error: unknown, result: OutcomeResult): void {
     const now = this.clock.now();
-    if (measure !== IGNORED) {
-      const rtt = now - start;
+    const rtt = now - start;
+    // An answer within the clock's resolution says nothing of queueing, and a zero baseline would make any later answer look infinitely slow (Netflix's minRttThreshold).
+    if (measure === DROPPED || (measure === ANSWERED && rtt >= MIN_RTT_MS)) {
       const slow = this.algorithm.slowMs;
       const window = this.sampler.add(now, rtt, inFlight, measure === DROPPED || (slow !== undefined && rtt > slow));
       if (window !== undefined) {
         this.move(window);
-        this.sampler.clear();
+        this.sampler.clear(now);
       }
     }
     if (this.events.observed) this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: now - start, error });

@@ -145,9 +145,12 @@ describe('adaptiveLimiter properties', () => {
           let lost = 0;
           let shed = 0;
           const settled: Promise<unknown>[] = [];
+          let outOfBounds = 0;
           const admit = () => {
             held++;
-            if (held > limiter.limit) admittedAtLimit++;
+            const limit = limiter.limit;
+            if (held > limit) admittedAtLimit++;
+            if (!(Number.isInteger(limit) && limit >= 1 && limit <= 12)) outOfBounds++;
           };
           for (const c of calls) {
             clock.setTimeout(() => {
@@ -198,6 +201,7 @@ describe('adaptiveLimiter properties', () => {
           await clock.runAll();
           await Promise.all(settled);
           expect(admittedAtLimit).toBe(0);
+          expect(outOfBounds).toBe(0);
           expect(shedBelowLimit).toBe(0);
           expect(lost).toBe(0);
           expect(held).toBe(0);
