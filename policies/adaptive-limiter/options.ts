@@ -169,12 +169,15 @@ export const VegasOptionsSchema = z
 
 const algorithmSchemas = { gradient: GradientOptionsSchema, aimd: AimdOptionsSchema, vegas: VegasOptionsSchema };
 
+const ALGORITHM = "expected 'gradient', 'aimd', 'vegas' or an object with kind";
+
 /** An algorithm as data: its name alone (its defaults) or an object with `kind`; either parses to the object with defaults. */
 export const LimitAlgorithmSchema = z.union([
-  z
-    .enum(['gradient', 'aimd', 'vegas'], { message: "expected 'gradient', 'aimd', 'vegas' or an object with kind" })
-    .transform((kind) => algorithmSchemas[kind].parse({ kind })),
-  z.discriminatedUnion('kind', [GradientOptionsSchema, AimdOptionsSchema, VegasOptionsSchema]),
+  // First, so that an object's own mistake (`tolerance: NaN`) is the one reported, at its path.
+  z.discriminatedUnion('kind', [GradientOptionsSchema, AimdOptionsSchema, VegasOptionsSchema], {
+    error: (issue) => (issue.code === 'invalid_union' ? "expected kind 'gradient', 'aimd' or 'vegas'" : ALGORITHM),
+  }),
+  z.enum(['gradient', 'aimd', 'vegas'], { message: ALGORITHM }).transform((kind) => algorithmSchemas[kind].parse({ kind })),
 ]);
 
 /** An algorithm's options with defaults applied. */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   adaptiveLimiter,
+  AdaptiveLimiterPolicy,
   BulkheadRejectedError,
   ConcurrencyLimitedError,
   ConfigError,
@@ -263,6 +264,23 @@ describe('adaptiveLimiter measures', () => {
     await expect(limiter.execute(() => 1)).rejects.toMatchObject({ retryAfterMs: 15 });
     for (const g of gates) g.resolve();
     await Promise.all(held);
+  });
+});
+
+describe('policy().adaptiveLimit()', () => {
+  it("wraps the chain so far in a limiter on the builder's clock", async () => {
+    const clock = new TestClock(START);
+    const p = policy({ clock }).timeout(30).adaptiveLimit({ initialLimit: 5, minSamples: 2, windowMs: 1, name: 'users' });
+    const limiter = p.policies[1];
+    expect(p.policies.map((x) => x.name)).toEqual(['timeout', 'users']);
+    expect(limiter).toBeInstanceOf(AdaptiveLimiterPolicy);
+    // The timeout is inside the limiter: each timed-out call is a drop, measured on the virtual clock.
+    for (let i = 0; i < 2; i++) {
+      const call = track(p.execute(() => later(clock, 100, 'late')), clock);
+      await clock.advance(100);
+      await call.settled;
+    }
+    expect((limiter as AdaptiveLimiterPolicy).limit).toBe(4);
   });
 });
 
