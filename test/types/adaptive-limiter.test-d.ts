@@ -8,6 +8,7 @@ import {
   pipe,
   policy,
   retry,
+  strategies,
   timeout,
   type AdaptiveLimiterOptions,
   type AdaptiveLimiterPolicy,
@@ -55,6 +56,11 @@ if (event.type === 'limitChanged') {
   expectType<LimitChangeReason>(event.reason);
   expectType<number | undefined>(event.baselineMs);
 }
+
+// strategies.standard takes one per attempt
+expectType<Promise<User | null>>(strategies.standard({ timeoutMs: 300, concurrency: true, fallback: () => null }).execute(getUser));
+expectType<Promise<User | null>>(strategies.standard({ concurrency: { algorithm: 'aimd', isOverload: (e) => e instanceof Error }, fallback: () => null }).execute(getUser));
+expectError(strategies.standard({ concurrency: { limit: 3 }, fallback: () => null }));
 
 expectError(adaptiveLimiter({ algorithm: 'bbr' }));
 expectError(adaptiveLimiter({ algorithm: { kind: 'aimd', tolerance: 2 } }));
