@@ -9,6 +9,7 @@ import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
 import { bulkhead, type BulkheadOptions } from '../policies/bulkhead/index.js';
 import { idempotent, type IdempotentOptions } from '../policies/idempotent/index.js';
 import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/index.js';
+import { adaptiveLimiter, type AdaptiveLimiterOptions } from '../policies/adaptive-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
 import { z } from 'zod';
@@ -104,6 +105,11 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link rateLimiter} around the chain so far. */
   rateLimiter(options: RateLimiterOptions): PolicyBuilder<T> {
     return this.use(rateLimiter({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps an {@link adaptiveLimiter} (an adaptive concurrency limit) around the chain so far. */
+  adaptiveLimit(options: AdaptiveLimiterOptions = {}): PolicyBuilder<T> {
+    return this.use(adaptiveLimiter({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps an {@link idempotent} executor around the chain so far. */

@@ -14,6 +14,7 @@ import {
 import { bulkhead, BulkheadOptionsSchema } from '../../policies/bulkhead/index.js';
 import { idempotent, IdempotentOptionsSchema, type IdempotencyCodec, type IdempotencyStore } from '../../policies/idempotent/index.js';
 import { rateLimiter, RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
+import { adaptiveLimiter, AdaptiveLimiterShape, checkLimits } from '../../policies/adaptive-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../../policies/breaker-registry/index.js';
 import { cache, type CacheStore } from '../../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, CircuitBreakerVariants, type CircuitBreakerOptions } from '../../policies/circuit-breaker/index.js';
@@ -169,6 +170,9 @@ export const entrySchemas = {
     .strict(),
   bulkhead: BulkheadOptionsSchema.omit({ clock: true }).extend({ type: z.literal('bulkhead') }),
   rateLimiter: z.object({ type: z.literal('rateLimiter'), algorithm: RateAlgorithmConfigSchema, name: nameSchema.optional() }).strict(),
+  adaptiveLimiter: AdaptiveLimiterShape.omit({ clock: true, isOverload: true })
+    .extend({ type: z.literal('adaptiveLimiter'), isOverload: handlerName.optional() })
+    .superRefine(checkLimits, onceValid),
   idempotent: IdempotentOptionsSchema.omit({ clock: true, store: true, key: true, codec: true, handleResult: true }).extend({
     type: z.literal('idempotent'),
     store: handlerName.optional(),
@@ -389,6 +393,10 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
     }
     case 'rateLimiter':
       return rateLimiter({ algorithm: e.algorithm, ...(e.name ? { name: e.name } : {}), clock });
+    case 'adaptiveLimiter': {
+      const { type: _t, isOverload, ...o } = e;
+      return adaptiveLimiter({ ...o, ...named('isOverload', r.optionalFn<(error: unknown) => boolean>(isOverload, `${path}.isOverload`)), clock });
+    }
     case 'idempotent': {
       const { type: _t, store, key, codec, handleResult, ...o } = e;
       const isObj = (v: unknown): v is object => typeof v === 'object' && v !== null;
@@ -479,6 +487,7 @@ export const PolicyConfigSchema = z.discriminatedUnion('type', [
   entrySchemas.loadShedder,
   entrySchemas.bulkhead,
   entrySchemas.rateLimiter,
+  entrySchemas.adaptiveLimiter,
   entrySchemas.idempotent,
   entrySchemas.hedge,
   entrySchemas.chaos,

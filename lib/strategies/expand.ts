@@ -26,6 +26,12 @@ function retryEntry(o: { maxAttempts?: number; backoff?: unknown; retryOn?: stri
   } as PolicyConfig;
 }
 
+/** The adaptive limiter entry a strategy's `concurrency` option asks for, if any. */
+function limiterEntries(c: boolean | Record<string, unknown> | undefined): { entry: PolicyConfig; source: string }[] {
+  if (c === undefined || c === false) return [];
+  return [{ entry: { type: 'adaptiveLimiter', ...(c === true ? {} : c) } as PolicyConfig, source: 'concurrency' }];
+}
+
 /** A cache that records the last good value per key, and a fallback handler that answers from it. */
 function snapshot(ttlMs: number, index: number): Pick<Expansion, 'handlers' | 'bind'> & { entry: PolicyConfig } {
   const holder: { cache?: CachePolicy } = {};
@@ -74,6 +80,7 @@ export function expand(s: StrategyConfig): Expansion {
       return {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
+          ...limiterEntries(s.concurrency),
           { entry: retryEntry(s), source: 'maxAttempts' },
           { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
           { entry: { type: 'fallback', handler: s.fallback }, source: 'fallback' },

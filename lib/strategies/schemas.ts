@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BulkheadOptionsSchema } from '../../policies/bulkhead/index.js';
+import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/index.js';
 import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
 import { BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema, sreData } from '../config/entries.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../options.js';
@@ -22,6 +23,16 @@ const BreakerTuning = z
   .strict();
 
 const SreTuning = sreData.omit({ name: true }).partial();
+
+/**
+ * An adaptive concurrency limit inside a strategy: `true` for the defaults,
+ * its options, or `false` (none). The limiter wraps the per-attempt timeout,
+ * under the retry: each attempt holds a slot and a timed-out attempt is a drop.
+ */
+const ConcurrencyTuning = z.union([
+  z.boolean(),
+  AdaptiveLimiterShape.omit({ clock: true, isOverload: true }).extend({ isOverload: handlerName.optional() }).partial(),
+]);
 
 const retryFields = {
   /** Total tries, the first included. @defaultValue 3 */
@@ -76,6 +87,8 @@ const strategyShapes = {
       timeoutMs: positiveMs.default(1_000),
       ...retryFields,
       breaker: SreTuning.optional(),
+      /** An adaptive concurrency limit per attempt. @defaultValue false */
+      concurrency: ConcurrencyTuning.optional(),
       fallback: handlerName,
     })
     .strict(),

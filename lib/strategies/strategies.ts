@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { isBackoff, type Backoff, type BackoffFunction } from '../../policies/retry/backoff.js';
 import { isRetryBudget, type RetryBudget } from '../../policies/retry/budget.js';
+import type { AdaptiveLimiterOptions } from '../../policies/adaptive-limiter/index.js';
 import type { Clock } from '../clock.js';
 import { strategyPipeline, type ConfigPipeline, type RetryObjects } from '../config/from-config.js';
 import type { ExecutionContext } from '../policy.js';
@@ -24,6 +25,9 @@ type Data<N extends keyof typeof strategySchemas> = InCode<Omit<z.input<(typeof 
 
 /** A handler answering a failed (or degraded) call. */
 type Answer<F> = (error: unknown, ctx: ExecutionContext) => F | PromiseLike<F>;
+
+/** A strategy's adaptive concurrency limit in code: `true` for the defaults, or {@link AdaptiveLimiterOptions} (its clock is the strategy's). */
+type Concurrency = boolean | Omit<AdaptiveLimiterOptions, 'clock'>;
 
 /**
  * The options of a strategy as you write them in code: its data options,
@@ -112,7 +116,7 @@ export const strategies = {
   budgetedRetry: (options: StrategyOptions<'budgetedRetry', { retryOn?: (error: unknown) => boolean }> = {}): ConfigPipeline<never> =>
     make('budgetedRetry', options),
   /** #4 `timeout → retry → sreBreaker → fallback`: the canonical chain (go-zero DoWithFallback). */
-  standard: <F>(options: StrategyOptions<'standard', { fallback: Answer<F>; retryOn?: (error: unknown) => boolean }>): ConfigPipeline<F> =>
+  standard: <F>(options: StrategyOptions<'standard', { fallback: Answer<F>; retryOn?: (error: unknown) => boolean; concurrency?: Concurrency }>): ConfigPipeline<F> =>
     make<F>('standard', options),
   /** #5 `timeout → circuitBreaker(errorRatio) → retry`: each attempt recorded, no retry into an open circuit (resilience4j's order). */
   guardedRetry: (options: StrategyOptions<'guardedRetry', { retryOn?: (error: unknown) => boolean }> = {}): ConfigPipeline<never> =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, constant, exponential, fromConfig, PipelineConfigSchema, strategies, tokenBudget, type RetryBudget } from '../../../lib/index.js';
+import { AdaptiveLimiterPolicy, ConfigError, constant, exponential, fromConfig, PipelineConfigSchema, RetryPolicy, strategies, TimeoutPolicy, tokenBudget, type RetryBudget } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
 
 const START = 1_700_000_000_000;
@@ -75,5 +75,38 @@ describe('strategies (the code form)', () => {
     expect(PipelineConfigSchema.safeParse(config).success).toBe(false);
     expect(() => fromConfig(config, { none: () => null })).toThrow(/backoff/);
     expect(() => fromConfig({ strategy: 'budgetedRetry', budget: tokenBudget() })).toThrow(/budget/);
+  });
+
+  it('standard takes concurrency: an adaptive limit per attempt, around the timeout and under the retry', async () => {
+    const clock = new TestClock(START);
+    const p = strategies.standard({ timeoutMs: 30, concurrency: { initialLimit: 2, name: 'users' }, fallback: () => 'fallback', clock });
+    const [inner, limiter, retry] = p.pipeline.policies;
+    expect(inner).toBeInstanceOf(TimeoutPolicy);
+    expect(limiter).toBeInstanceOf(AdaptiveLimiterPolicy);
+    expect(retry).toBeInstanceOf(RetryPolicy);
+    expect((limiter as AdaptiveLimiterPolicy).limit).toBe(2);
+    // Two calls hold both slots; the third is shed at once, not retried, and answered by the fallback.
+    let calls = 0;
+    const hold = () => {
+      calls++;
+      return new Promise<string>((resolve) => clock.setTimeout(() => resolve('real'), 10));
+    };
+    const held = [p.execute(hold), p.execute(hold)];
+    await expect(p.execute(hold)).resolves.toBe('fallback');
+    expect(calls).toBe(2);
+    await clock.advance(10);
+    await expect(Promise.all(held)).resolves.toEqual(['real', 'real']);
+    expect(strategies.standard({ concurrency: true, fallback: () => null }).pipeline.policies[1]).toBeInstanceOf(AdaptiveLimiterPolicy);
+    for (const concurrency of [false, undefined]) {
+      expect(strategies.standard({ concurrency, fallback: () => null }).pipeline.policies.some((x) => x instanceof AdaptiveLimiterPolicy)).toBe(false);
+    }
+  });
+
+  it("standard's concurrency in data: isOverload by handler name, and the limiter's rules under the option", () => {
+    const p = fromConfig({ strategy: 'standard', concurrency: { algorithm: 'aimd', isOverload: 'is503' }, fallback: 'f' }, { is503: () => true, f: () => null });
+    expect(p.pipeline.policies[1]).toBeInstanceOf(AdaptiveLimiterPolicy);
+    expect(() => fromConfig({ strategy: 'standard', concurrency: { initialLimit: 500 }, fallback: 'f' }, { f: () => null })).toThrow(/concurrency\.initialLimit: must be between/);
+    expect(() => fromConfig({ strategy: 'standard', concurrency: { isOverload: 'nope' }, fallback: 'f' }, { f: () => null })).toThrow(/no handler named "nope"/);
+    expect(PipelineConfigSchema.safeParse({ strategy: 'standard', concurrency: { limit: 3 }, fallback: 'f' }).success).toBe(false);
   });
 });
