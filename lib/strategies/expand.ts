@@ -49,7 +49,7 @@ export function expand(s: StrategyConfig): Expansion {
       return {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
         ],
         handlers: {},
       };
@@ -75,7 +75,7 @@ export function expand(s: StrategyConfig): Expansion {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
           { entry: retryEntry(s), source: 'maxAttempts' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
           { entry: { type: 'fallback', handler: s.fallback }, source: 'fallback' },
         ],
         handlers: {},
@@ -126,7 +126,7 @@ export function expand(s: StrategyConfig): Expansion {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
           { entry: snap.entry, source: 'cacheTtlMs' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
           { entry: { type: 'fallbackChain', handlers: [STALE, ...s.fallbacks, ...last] }, source: 'fallbacks' },
         ],
         handlers: { ...snap.handlers, ...(s.defaultValue === undefined ? {} : { [DEFAULT]: () => s.defaultValue }) },
