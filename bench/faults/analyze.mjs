@@ -51,8 +51,8 @@ function latency(latencyMs, outcome, from, to, clientTimeoutMs) {
 
 /**
  * The figures of one run: shares per phase, recovery, C's load, A's latency,
- * the event-loop delays, the per-second timelines, and the checks that the
- * counts add up.
+ * the event-loop delays, the per-second timelines, and the counts of each
+ * process (so a reader can check that they add up).
  */
 export function analyze(run, settings) {
   const { schedule, generator: a, service: b, upstream: c } = run;

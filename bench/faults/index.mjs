@@ -12,7 +12,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { analyze, recovery } from './analyze.mjs';
 import { guardExits, liveCount, started } from './processes.mjs';
-import { printFigures, printTargets } from './report.mjs';
+import { formatResults, printFigures, printTargets } from './report.mjs';
 import { runOne } from './run.mjs';
 import { faults, quickScenarios, scenarios, scheduleOf, upstream } from './scenarios.mjs';
 import { targetRows } from './targets.mjs';
@@ -131,7 +131,7 @@ const out = {
   runs: raw,
   processes: started,
 };
-writeFileSync(options.out, `${JSON.stringify(out, null, 1)}\n`);
+writeFileSync(options.out, formatResults(out));
 console.log(`results: ${options.out}`);
 if (liveCount() !== 0) throw new Error(`${liveCount()} process(es) still running`);
 process.exit(0);

@@ -58,3 +58,18 @@ export function printTargets(rows, variants) {
   for (const r of rows) t.push([r.scenario, r.figure, r.target, ...variants.map((v) => format(r, v)), ...judged.map((v) => r.met[v])]);
   console.log(t.toString());
 }
+
+/**
+ * The results as JSON text: indented, but one line per second of a timeline
+ * (a run has 30 of them), and three decimals (µs for times in ms: more than
+ * the clocks resolve).
+ */
+export function formatResults(out) {
+  const rounded = (_, v) => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1000) / 1000 : v);
+  const copy = JSON.parse(JSON.stringify(out, rounded));
+  const rows = [];
+  for (const run of copy.runs) {
+    run.figures.timeline = run.figures.timeline.map((second) => `@@row${rows.push(JSON.stringify(second)) - 1}@@`);
+  }
+  return `${JSON.stringify(copy, null, 1).replace(/"@@row(\d+)@@"/g, (_, i) => rows[Number(i)])}\n`;
+}

@@ -80,12 +80,34 @@ describe('isClock', () => {
     expect(isClock(systemClock)).toBe(true);
     expect(isClock(new TestClock(0))).toBe(true);
     expect(isClock({ now: () => 0, setTimeout: () => 0 })).toBe(false);
+    expect(isClock({ setTimeout: () => 0, clearTimeout: () => undefined })).toBe(false);
+    expect(isClock({ now: () => 0, clearTimeout: () => undefined })).toBe(false);
+    expect(isClock({ now: 0, setTimeout: () => 0, clearTimeout: () => undefined })).toBe(false);
     expect(isClock(null)).toBe(false);
     expect(isClock(() => 0)).toBe(false);
   });
 });
 
 describe('DeadlineTimer', () => {
+  it('works on a clock whose timer handles are plain numbers (no ref or unref)', async () => {
+    const inner = new TestClock(0);
+    const handles = new Map<number, unknown>();
+    let id = 0;
+    const clock = {
+      now: () => inner.now(),
+      setTimeout: (fn: () => void, ms: number) => (handles.set(++id, inner.setTimeout(fn, ms)), id),
+      clearTimeout: (h: unknown) => inner.clearTimeout(handles.get(h as number)),
+    };
+    const timer = new DeadlineTimer(clock);
+    const log: number[] = [];
+    const a = { at: 50, heapIndex: -1, expire: () => log.push(50) };
+    timer.add(a);
+    timer.remove(a);
+    timer.add({ at: 80, heapIndex: -1, expire: () => log.push(80) });
+    await inner.runAll();
+    expect(log).toEqual([80]);
+  });
+
   const entry = (at: number, log: number[]) => ({ at, heapIndex: -1, expire: () => log.push(at) });
 
   it('expires entries in deadline order on one armed timer, ties and removals included', async () => {

@@ -1,8 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { EMPTY } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { deadlineTimerOf } from '../../lib/clock.js';
-import { Context, runNext, Scope } from '../../lib/context.js';
+import { deadlineTimerOf, systemClock } from '../../lib/clock.js';
+import { cancelledByCaller, Context, Guard, hardAborted, isTimeoutReason, RACE_ALL, RACE_CALLER, RACE_OWN, runNext, Scope, toContext } from '../../lib/context.js';
 import { pipe } from '../../lib/pipe.js';
 import { RUN, type ExecutionContext, type Policy } from '../../lib/policy.js';
 import { circuitBreaker, constant, fallback, policy, retry, sreBreaker, timeout, type PolicyEvent } from '../../lib/index.js';
@@ -188,22 +188,32 @@ describe('executeWith: the options of one call', () => {
   });
 
   it('a bad timeout, deadline, signal, key or meta rejects with a ConfigError naming it (never a synchronous throw)', async () => {
-    const cases: [unknown, string][] = [
-      [{ timeout: -5 }, 'execute.timeout'],
-      [{ timeout: '100' }, 'execute.timeout'],
-      [{ timeout: Number.NaN }, 'execute.timeout'],
-      [{ timeout: Infinity }, 'execute.timeout'],
-      [{ deadline: -1 }, 'execute.deadline'],
-      [{ deadline: '2026-01-01' }, 'execute.deadline'],
-      [{ deadline: Infinity }, 'execute.deadline'],
-      [{ deadline: Number.NaN }, 'execute.deadline'],
-      [{ signal: {} }, 'execute.signal'],
-      [{ key: 42 }, 'execute.key'],
-      [{ meta: 'tenant' }, 'execute.meta'],
-      [null, 'execute'],
-      ['fast', 'execute'],
+    const ms = 'expected a finite number of milliseconds >= 0, got';
+    const at = 'expected a finite clock time in epoch milliseconds >= 0, got';
+    const listens = { aborted: false, addEventListener: () => undefined, removeEventListener: () => undefined };
+    const cases: [unknown, string, string][] = [
+      [{ timeout: -5 }, 'execute.timeout', `${ms} -5`],
+      [{ timeout: '100' }, 'execute.timeout', `${ms} the string '100'`],
+      [{ timeout: Number.NaN }, 'execute.timeout', `${ms} NaN`],
+      [{ timeout: Infinity }, 'execute.timeout', `${ms} Infinity`],
+      [{ timeout: null }, 'execute.timeout', `${ms} null`],
+      [{ deadline: -1 }, 'execute.deadline', `${at} -1`],
+      [{ deadline: '2026-01-01' }, 'execute.deadline', `${at} the string '2026-01-01'`],
+      [{ deadline: Infinity }, 'execute.deadline', `${at} Infinity`],
+      [{ deadline: Number.NaN }, 'execute.deadline', `${at} NaN`],
+      [{ deadline: {} }, 'execute.deadline', `${at} an object`],
+      [{ signal: {} }, 'execute.signal', 'expected an AbortSignal, got an object'],
+      [{ signal: null }, 'execute.signal', 'expected an AbortSignal, got null'],
+      [{ signal: { ...listens, aborted: 'no' } }, 'execute.signal', 'expected an AbortSignal, got an object'],
+      [{ signal: { ...listens, addEventListener: 1 } }, 'execute.signal', 'expected an AbortSignal, got an object'],
+      [{ signal: { ...listens, removeEventListener: undefined } }, 'execute.signal', 'expected an AbortSignal, got an object'],
+      [{ key: 42 }, 'execute.key', 'expected a string, got 42'],
+      [{ meta: 'tenant' }, 'execute.meta', "expected an object of string labels, got the string 'tenant'"],
+      [{ meta: null }, 'execute.meta', 'expected an object of string labels, got null'],
+      [null, 'execute', 'expected an object of execute options, got null'],
+      ['fast', 'execute', "expected an object of execute options, got the string 'fast'"],
     ];
-    for (const [options, path] of cases) {
+    for (const [options, path, message] of cases) {
       let ran = 0;
       let result: Promise<unknown> | undefined;
       expect(() => (result = timeout({ ms: 100, clock: clock() }).execute(() => ++ran, options as never))).not.toThrow();
@@ -212,9 +222,32 @@ describe('executeWith: the options of one call', () => {
         (e: unknown) => e,
       );
       expect(error, JSON.stringify(options)).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).issues.map((i) => i.path), JSON.stringify(options)).toEqual([path]);
+      expect((error as ConfigError).issues, JSON.stringify(options)).toEqual([{ path, message }]);
       expect(ran).toBe(0);
     }
+  });
+
+  it('takes any object shaped like an AbortSignal, and hands meta and key to the operation', async () => {
+    const c = clock();
+    const listeners: unknown[] = [];
+    const likeSignal = { aborted: false, reason: undefined, addEventListener: (_: string, l: unknown) => listeners.push(l), removeEventListener: () => listeners.pop() };
+    let seen: ExecutionContext | undefined;
+    const value = await policy({ clock: c })
+      .retry()
+      .execute((ctx) => ((seen = ctx), 'ok'), { signal: likeSignal as unknown as AbortSignal, timeout: 50, key: 'k1', meta: { tenant: 't' } });
+    expect(value).toBe('ok');
+    expect([seen!.key, seen!.meta, seen!.deadline]).toEqual(['k1', { tenant: 't' }, START + 50]);
+    expect(listeners).toEqual([]);
+  });
+
+  it('a caller signal aborted before the call: the policy runs nothing and reports nothing', async () => {
+    const c = clock();
+    const events: PolicyEvent[] = [];
+    const p = policy({ clock: c }).retry({ maxAttempts: 3 }).breaker();
+    p.events$.subscribe((e) => events.push(e));
+    const gone = new Error('gone');
+    await expect(p.execute(() => 1, { signal: AbortSignal.abort(gone) })).rejects.toBe(gone);
+    expect(events).toEqual([]);
   });
 
   it('with both a deadline and a timeout, the nearer governs', async () => {
@@ -317,5 +350,263 @@ describe('a caller signal shared by many calls', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+});
+
+describe('Scope: deadlines of the chain', () => {
+  it('limit is the earliest deadline of the chain, hardLimit the earliest aggressive one', () => {
+    const clock = new TestClock(START);
+    const timer = deadlineTimerOf(clock);
+    const root = new Scope(undefined, undefined, START + 500, timer, 'root', false);
+    const coop = new Scope(root, undefined, START + 100, timer, 'coop', true);
+    const inner = new Scope(coop, undefined, START + 300, timer, 'inner', false);
+    const later = new Scope(inner, undefined, START + 900, timer, 'later', false);
+    expect([root.limit, root.hardLimit]).toEqual([START + 500, START + 500]);
+    expect([coop.limit, coop.hardLimit]).toEqual([START + 100, START + 500]);
+    expect([inner.limit, inner.hardLimit]).toEqual([START + 100, START + 300]);
+    expect([later.limit, later.hardLimit]).toEqual([START + 100, START + 300]);
+    for (const s of [later, inner, coop, root]) s.dispose();
+    expect(timer.size).toBe(0);
+  });
+
+  it("a cooperative abort from above keeps a scope's own aggressive deadline armed, which then ends it hard", async () => {
+    const clock = new TestClock(START);
+    const timer = deadlineTimerOf(clock);
+    const coop = new Scope(undefined, undefined, START + 100, timer, 'coop', true);
+    const hard = new Scope(coop, undefined, START + 200, timer, 'hard', false);
+    await clock.advance(100);
+    expect([hard.aborted, hard.cooperative, hard.expired]).toEqual([true, true, false]);
+    expect(timer.size).toBe(1);
+    await clock.advance(100);
+    expect([hard.aborted, hard.cooperative, hard.expired]).toEqual([true, false, true]);
+    expect((hard.reason as TimeoutError).policy).toBe('hard');
+    expect(timer.size).toBe(0);
+    coop.dispose();
+  });
+
+  it('knows the signals of its chain: its own, an enclosing one, the caller’s; not another', () => {
+    const ac = new AbortController();
+    const root = new Scope(undefined, ac.signal, Infinity, undefined, 'root', false);
+    const child = new Scope(root, undefined, Infinity, undefined, 'child', false);
+    const own = child.signal;
+    expect(child.knows(own)).toBe(true);
+    expect(child.knows(ac.signal)).toBe(true);
+    expect(root.knows(own)).toBe(false);
+    expect(child.knows(new AbortController().signal)).toBe(false);
+    // a root scope with no deadline of its own hands out the caller's signal itself
+    expect(root.signal).toBe(ac.signal);
+    child.dispose();
+    root.dispose();
+  });
+});
+
+describe('Context.withScope', () => {
+  it('shows the nearer of its deadline and the scope’s', () => {
+    const clock = new TestClock(START);
+    const scope = (at: number) => new Scope(undefined, undefined, at, undefined, 's', false);
+    const ctx = new Context(clock, undefined, START + 100, 2, 'k', { a: 'b' });
+    expect(ctx.withScope(scope(START + 50)).deadline).toBe(START + 50);
+    expect(ctx.withScope(scope(START + 150)).deadline).toBe(START + 100);
+    expect(ctx.withScope(scope(Infinity)).deadline).toBe(START + 100);
+    const none = new Context(clock, undefined, undefined, 1, undefined, {});
+    expect(none.withScope(scope(Infinity)).deadline).toBeUndefined();
+    expect(none.withScope(scope(START + 7)).deadline).toBe(START + 7);
+    const moved = ctx.withScope(scope(START + 50));
+    expect([moved.attempt, moved.key, moved.meta, moved.clock]).toEqual([2, 'k', { a: 'b' }, clock]);
+    expect(ctx.withAttempt(2)).toBe(ctx);
+    expect(ctx.withAttempt(3).attempt).toBe(3);
+  });
+});
+
+describe('toContext: what it keeps of a context it does not know', () => {
+  it('keeps attempt, key, meta and clock, and replaces what is not of their kind', () => {
+    const clock = new TestClock(START);
+    const kept = toContext({ signal: new AbortController().signal, deadline: undefined, attempt: 3, key: 'k', meta: { t: '1' }, clock });
+    expect([kept.attempt, kept.key, kept.meta, kept.clock, kept.deadline]).toEqual([3, 'k', { t: '1' }, clock, undefined]);
+    const odd = toContext({ deadline: Number.NaN, attempt: 0, key: 5, meta: null, clock: {} } as never);
+    expect([odd.attempt, odd.key, odd.meta, odd.clock, odd.deadline, odd.scope]).toEqual([1, undefined, {}, systemClock, undefined, undefined]);
+    const ours = new Context(clock, undefined, undefined, 1, undefined, {});
+    expect(toContext(ours)).toBe(ours);
+  });
+
+  it("links a signal of the user's own beside the spread scope: either aborts the call", async () => {
+    const clock = new TestClock(START);
+    const mine = new AbortController();
+    const withMine: Policy<never> = {
+      name: 'mine',
+      events$: EMPTY,
+      execute: () => Promise.reject(new Error('only in a pipeline')),
+      [RUN]: (op, ctx, next) => runNext(op, { ...ctx, signal: mine.signal }, next),
+    };
+    const caller = new AbortController();
+    const run = track(pipe(withMine).execute(() => new Promise(() => {}), { signal: caller.signal }), clock);
+    expect(getEventListeners(mine.signal, 'abort')).toHaveLength(1);
+    mine.abort(new Error('mine'));
+    expect(await rejection(run)).toMatchObject({ message: 'mine' });
+    expect(getEventListeners(mine.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a user policy that throws synchronously inside an adopted context rejects, leaving nothing behind', async () => {
+    const clock = new TestClock(START);
+    const narrowing: Policy<never> = {
+      name: 'narrowing',
+      events$: EMPTY,
+      execute: () => Promise.reject(new Error('only in a pipeline')),
+      [RUN]: (op, ctx, next) => runNext(op, { ...ctx, deadline: ctx.clock.now() + 50 }, next),
+    };
+    const throwing: Policy<never> = {
+      name: 'throwing',
+      events$: EMPTY,
+      execute: () => Promise.reject(new Error('only in a pipeline')),
+      [RUN]: () => {
+        throw new Error('sync');
+      },
+    };
+    await expect(policy({ clock }).use(throwing).use(narrowing).execute(() => 1, { timeout: 1_000 })).rejects.toThrow('sync');
+    expect(clock.pendingTimers).toBe(0);
+    expect(deadlineTimerOf(clock).size).toBe(0);
+  });
+});
+
+describe('cancelledByCaller and hardAborted', () => {
+  it('read a Context through its scope, and any other context through its signal', () => {
+    const clock = new TestClock(START);
+    const foreign = (reason: unknown) => ({ signal: AbortSignal.abort(reason), deadline: undefined, attempt: 1, key: undefined, meta: {}, clock });
+    expect(cancelledByCaller(foreign(new Error('gone')))).toBe(true);
+    expect(cancelledByCaller(foreign(new TimeoutError('t')))).toBe(false);
+    expect(cancelledByCaller(foreign(new DOMException('t', 'TimeoutError')))).toBe(false);
+    expect(hardAborted(foreign(new Error('gone')))).toBe(true);
+    const idle = { ...foreign(undefined), signal: new AbortController().signal };
+    expect([cancelledByCaller(idle), hardAborted(idle)]).toEqual([false, false]);
+    const ac = new AbortController();
+    const scope = new Scope(undefined, ac.signal, Infinity, undefined, 'x', false);
+    const ctx = new Context(clock, scope, undefined, 1, undefined, {});
+    expect([cancelledByCaller(ctx), hardAborted(ctx)]).toEqual([false, false]);
+    ac.abort(new Error('gone'));
+    expect([cancelledByCaller(ctx), hardAborted(ctx)]).toEqual([true, true]);
+    const coop = new Scope(undefined, undefined, Infinity, undefined, 'c', true);
+    coop.abort(new TimeoutError('c'), false, true);
+    const coopCtx = new Context(clock, coop, undefined, 1, undefined, {});
+    expect([cancelledByCaller(coopCtx), hardAborted(coopCtx)]).toEqual([false, false]);
+    const none = new Context(clock, undefined, undefined, 1, undefined, {});
+    expect([cancelledByCaller(none), hardAborted(none)]).toEqual([false, false]);
+  });
+
+  it('isTimeoutReason: a breakwater TimeoutError or a DOMException named TimeoutError, nothing else', () => {
+    expect(isTimeoutReason(new TimeoutError('t'))).toBe(true);
+    expect(isTimeoutReason(new DOMException('t', 'TimeoutError'))).toBe(true);
+    expect(isTimeoutReason(new DOMException('a', 'AbortError'))).toBe(false);
+    expect(isTimeoutReason(Object.assign(new Error('t'), { name: 'TimeoutError' }))).toBe(false);
+    expect(isTimeoutReason(undefined)).toBe(false);
+  });
+});
+
+describe('Guard modes', () => {
+  const settleOf = async (mode: number, abort: (s: Scope) => void) => {
+    const clock = new TestClock(START);
+    const scope = new Scope(undefined, undefined, START + 100, deadlineTimerOf(clock), 'own', false);
+    const inner = deferred<string>();
+    const guarded = track(new Guard<string>(scope, true, mode).watch(inner.promise), clock);
+    abort(scope);
+    await clock.advance(0);
+    const early = guarded.now;
+    inner.resolve('inner');
+    return { early, late: await guarded.settled };
+  };
+
+  it('RACE_ALL ends at any hard abort; RACE_OWN at its own deadline or the caller; RACE_CALLER at the caller only', async () => {
+    const byCaller = (s: Scope) => s.abort(new Error('caller'), true, false);
+    const byEnclosing = (s: Scope) => s.abort(new TimeoutError('outer'), false, false);
+    const byOwn = (s: Scope) => s.expire();
+    const cooperatively = (s: Scope) => s.abort(new TimeoutError('coop'), false, true);
+    const ended = async (mode: number, how: (s: Scope) => void) => (await settleOf(mode, how)).early !== undefined;
+    expect(await Promise.all([byCaller, byEnclosing, byOwn, cooperatively].map((how) => ended(RACE_ALL, how)))).toEqual([true, true, true, false]);
+    expect(await Promise.all([byCaller, byEnclosing, byOwn, cooperatively].map((how) => ended(RACE_OWN, how)))).toEqual([true, false, true, false]);
+    expect(await Promise.all([byCaller, byEnclosing, byOwn, cooperatively].map((how) => ended(RACE_CALLER, how)))).toEqual([true, false, false, false]);
+    // not raced: the value settles it
+    expect((await settleOf(RACE_CALLER, byEnclosing)).late).toMatchObject({ ok: true, value: 'inner' });
+  });
+
+  it('a scope already aborted when watching starts: raced at once, or left to the value', async () => {
+    const clock = new TestClock(START);
+    const scope = new Scope(undefined, undefined, Infinity, undefined, 's', false);
+    scope.abort(new TimeoutError('outer'), false, false);
+    const raced = track(new Guard<string>(scope, false, RACE_ALL).watch(Promise.reject(new Error('late'))), clock);
+    const left = track(new Guard<string>(scope, false, RACE_CALLER).watch(Promise.resolve('value')), clock);
+    expect(await rejection(raced)).toBeInstanceOf(TimeoutError);
+    expect(await left.settled).toMatchObject({ ok: true, value: 'value' });
+  });
+});
+
+describe('Scope: listeners and repeated aborts', () => {
+  it('a child removed from the middle of its parent’s listeners hears nothing; the others do', () => {
+    const parent = new Scope(undefined, undefined, Infinity, undefined, 'p', false);
+    const kids = [0, 1, 2, 3].map((i) => new Scope(parent, undefined, Infinity, undefined, `k${i}`, false));
+    kids[1]!.dispose();
+    kids[2]!.dispose();
+    parent.abort(new Error('stop'), true, false);
+    expect(kids.map((k) => k.aborted)).toEqual([true, false, false, true]);
+  });
+
+  it('keeps its first hard reason; a cooperative abort can only be hardened, never repeated', () => {
+    const scope = new Scope(undefined, undefined, Infinity, undefined, 's', false);
+    const seen: unknown[] = [];
+    scope.add({ onAbort: (s) => seen.push([s.reason, s.cooperative]) });
+    const ask = new TimeoutError('ask');
+    scope.abort(ask, false, true);
+    scope.abort(new TimeoutError('ask again'), false, true);
+    expect(seen).toEqual([[ask, true]]);
+    const hard = new Error('hard');
+    scope.abort(hard, true, false);
+    scope.abort(new Error('later'), true, false);
+    expect([scope.reason, scope.byCaller, scope.cooperative]).toEqual([hard, true, false]);
+  });
+
+  it('a guard that saw a cooperative abort still settles at a later hard one', async () => {
+    const clock = new TestClock(START);
+    const scope = new Scope(undefined, undefined, Infinity, undefined, 's', false);
+    const guarded = track(new Guard<string>(scope, true, RACE_ALL).watch(new Promise(() => {})), clock);
+    scope.abort(new TimeoutError('ask'), false, true);
+    await clock.advance(0);
+    expect(guarded.now).toBeUndefined();
+    scope.abort(new Error('hard'), true, false);
+    expect(await rejection(guarded)).toMatchObject({ message: 'hard' });
+  });
+
+  it('a shared caller signal keeps its one listener while any call is pending, and reaches those left', async () => {
+    const c = new TestClock(START);
+    const shared = new AbortController();
+    const p = policy({ clock: c }).retry({ maxAttempts: 1 });
+    const gates = [0, 1, 2, 3].map(() => deferred<number>());
+    const runs = gates.map((g) => track(p.execute(() => g.promise, { signal: shared.signal }), c));
+    gates[0]!.resolve(0);
+    gates[1]!.resolve(1);
+    await c.advance(0);
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1);
+    shared.abort(new Error('shutdown'));
+    expect(await runs[0]!.settled).toMatchObject({ ok: true, value: 0 });
+    expect(await rejection(runs[2]!)).toMatchObject({ message: 'shutdown' });
+    expect(await rejection(runs[3]!)).toMatchObject({ message: 'shutdown' });
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
+  });
+
+  it("the operation's signal under a user's own signal aborts with either it or the caller's", async () => {
+    const clock = new TestClock(START);
+    const mine = new AbortController();
+    const withMine: Policy<never> = {
+      name: 'mine',
+      events$: EMPTY,
+      execute: () => Promise.reject(new Error('only in a pipeline')),
+      [RUN]: (op, ctx, next) => runNext(op, { ...ctx, signal: mine.signal }, next),
+    };
+    const caller = new AbortController();
+    let signal: AbortSignal | undefined;
+    const run = track(pipe(withMine).execute((ctx) => ((signal = ctx.signal), new Promise(() => {})), { signal: caller.signal }), clock);
+    expect(signal).not.toBe(mine.signal);
+    caller.abort(new Error('caller'));
+    expect(await rejection(run)).toMatchObject({ message: 'caller' });
+    expect(signal!.aborted).toBe(true);
+    expect(getEventListeners(mine.signal, 'abort')).toHaveLength(0);
   });
 });
