@@ -182,6 +182,12 @@ export type StateChangeReason =
   | 'retryTimeout'
   /** Half-open → open: a probe failed (or was slow, for `slowCallRatio`). */
   | 'probeFailed'
+  /** Default breaker, open → half-open: a probe succeeded and the ramp back starts. */
+  | 'probeSucceeded'
+  /** Default breaker, closed or half-open → open: calls went out and nothing at all came back for too long. */
+  | 'stalled'
+  /** Default breaker, open or half-open → closed: nothing was recorded for a whole window, so nothing is left to judge by. */
+  | 'windowExpired'
   /** Half-open → closed: `probes` probes succeeded. */
   | 'probesSucceeded'
   /** Half-open → open: half-open lasted longer than `maxHalfOpenMs`. */

@@ -87,6 +87,7 @@ export * from '../policies/chaos/index.js';
 export * from '../policies/cache/index.js';
 export * from './config/index.js';
 export * from '../policies/sre-breaker/index.js';
+export * from '../policies/adaptive-breaker/index.js';
 export * from '../policies/circuit-breaker/index.js';
 export * from '../policies/breaker-registry/index.js';
 export * from '../policies/bulkhead/index.js';

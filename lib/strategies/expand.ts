@@ -55,7 +55,7 @@ export function expand(s: StrategyConfig): Expansion {
       return {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
         ],
         handlers: {},
       };
@@ -82,7 +82,7 @@ export function expand(s: StrategyConfig): Expansion {
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
           ...limiterEntries(s.concurrency),
           { entry: retryEntry(s), source: 'maxAttempts' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
           { entry: { type: 'fallback', handler: s.fallback }, source: 'fallback' },
         ],
         handlers: {},
@@ -133,7 +133,7 @@ export function expand(s: StrategyConfig): Expansion {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
           { entry: snap.entry, source: 'cacheTtlMs' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
           { entry: { type: 'fallbackChain', handlers: [STALE, ...s.fallbacks, ...last] }, source: 'fallbacks' },
         ],
         handlers: { ...snap.handlers, ...(s.defaultValue === undefined ? {} : { [DEFAULT]: () => s.defaultValue }) },

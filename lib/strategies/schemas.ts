@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BulkheadOptionsSchema } from '../../policies/bulkhead/index.js';
 import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/index.js';
 import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
-import { BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema, sreData } from '../config/entries.js';
+import { adaptiveData, BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema } from '../config/entries.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../options.js';
 import { DecisionTreeOptionsSchema } from '../../policies/degrade/index.js';
 import { expand } from './expand.js';
@@ -22,7 +22,8 @@ const BreakerTuning = z
   })
   .strict();
 
-const SreTuning = sreData.omit({ name: true }).partial();
+/** Tuning of the default breaker inside a strategy. */
+const AdaptiveTuning = adaptiveData.omit({ name: true }).partial();
 
 /**
  * An adaptive concurrency limit inside a strategy: `true` for the defaults,
@@ -60,7 +61,7 @@ function checkExpansion(o: unknown, ctx: z.RefinementCtx): void {
 
 /** The data form of each strategy's options, keyed by name. Functions are handler names. */
 const strategyShapes = {
-  failFast: z.object({ strategy: z.literal('failFast'), ...base, timeoutMs: positiveMs.default(1_000), breaker: SreTuning.optional() }).strict(),
+  failFast: z.object({ strategy: z.literal('failFast'), ...base, timeoutMs: positiveMs.default(1_000), breaker: AdaptiveTuning.optional() }).strict(),
   boundedRetry: z
     .object({
       strategy: z.literal('boundedRetry'),
@@ -86,7 +87,7 @@ const strategyShapes = {
       ...base,
       timeoutMs: positiveMs.default(1_000),
       ...retryFields,
-      breaker: SreTuning.optional(),
+      breaker: AdaptiveTuning.optional(),
       /** An adaptive concurrency limit per attempt. @defaultValue false */
       concurrency: ConcurrencyTuning.optional(),
       fallback: handlerName,
@@ -143,7 +144,7 @@ const strategyShapes = {
       strategy: z.literal('fallbackChain'),
       ...base,
       timeoutMs: positiveMs.default(1_000),
-      breaker: SreTuning.optional(),
+      breaker: AdaptiveTuning.optional(),
       cacheTtlMs: positiveMs.default(1),
       /** Secondary sources, tried in order after the stale value. */
       fallbacks: z.array(handlerName).default([]),
@@ -157,8 +158,8 @@ const strategyShapes = {
       timeoutMs: positiveMs.default(1_000),
       methodKey: z.string().min(1).default('method'),
       serviceKey: z.string().min(1).default('service'),
-      method: SreTuning.optional(),
-      service: SreTuning.optional(),
+      method: AdaptiveTuning.optional(),
+      service: AdaptiveTuning.optional(),
       fallback: handlerName,
     })
     .strict(),
@@ -194,12 +195,12 @@ export const WriteBehindConfigSchema = z
     timeoutMs: positiveMs.optional(),
     replayIntervalMs: positiveMs.optional(),
     batch: intAtLeast(1).optional(),
-    breaker: SreTuning.optional(),
+    breaker: AdaptiveTuning.optional(),
   })
   .strict()
-  // The writer builds an SRE breaker from `breaker`: its cross-field rules (buckets, k >= minK) apply here too.
+  // The writer builds the default breaker from `breaker`: its cross-field rules (buckets divide windowMs) apply here too.
   .superRefine((o, ctx) => {
-    if (o.breaker !== undefined) checkAs(entrySchemas.sreBreaker, { type: 'sreBreaker', ...o.breaker }, ['breaker'], ctx);
+    if (o.breaker !== undefined) checkAs(entrySchemas.adaptiveBreaker, { type: 'adaptiveBreaker', ...o.breaker }, ['breaker'], ctx);
   }, onceValid);
 
 /** The names of the strategies that are pipelines (`writeBehind` is a writer). */

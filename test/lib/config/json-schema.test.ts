@@ -79,7 +79,8 @@ const zodOnly: unknown[] = [
   { policies: [{ type: 'adaptiveLimiter', algorithm: { kind: 'vegas', alpha: 6, beta: 3 } }] },
   { strategy: 'guardedRetry', breaker: { windowMs: 1_000, buckets: 3 } },
   { strategy: 'slowCallShield', breaker: { threshold: 2 } },
-  { strategy: 'writeBehind', deliver: 'save', breaker: { k: 1.05 } },
+  { strategy: 'writeBehind', deliver: 'save', breaker: { windowMs: 1_000, buckets: 3 } },
+  { policies: [{ type: 'adaptiveBreaker', windowMs: 1_000, buckets: 3 }] },
 ];
 
 describe('the JSON Schema (breakwater/schema.json)', () => {
