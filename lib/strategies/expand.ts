@@ -81,7 +81,7 @@ export function expand(s: StrategyConfig): Expansion {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
           ...limiterEntries(s.concurrency),
-          { entry: retryEntry(s), source: 'maxAttempts' },
+          { entry: retryEntry(s, s.budget === false ? {} : { budget: s.budget }), source: 'maxAttempts' },
           { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
           { entry: { type: 'fallback', handler: s.fallback }, source: 'fallback' },
         ],

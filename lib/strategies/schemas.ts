@@ -35,6 +35,9 @@ const ConcurrencyTuning = z.union([
   AdaptiveLimiterShape.omit({ clock: true, isOverload: true }).extend({ isOverload: handlerName.optional() }).partial(),
 ]);
 
+/** `standard`'s retry budget unless told otherwise: retries at most half the first attempts, plus 10 a second. */
+const STANDARD_BUDGET = { kind: 'token', ratio: 0.5, minPerSecond: 10, windowMs: 10_000 } as const;
+
 const retryFields = {
   /** Total tries, the first included. @defaultValue 3 */
   maxAttempts: intAtLeast(1).optional(),
@@ -87,6 +90,13 @@ const strategyShapes = {
       ...base,
       timeoutMs: positiveMs.default(1_000),
       ...retryFields,
+      /**
+       * The retries' budget, or `false` for none. Retries may be at most half the first attempts of the
+       * last 10 s, plus 10 a second: enough for 30 % independent errors (about 0.39 retries per first
+       * attempt), and no outage can take the dependency's load past 1.5× (docs/retry.md).
+       * @defaultValue `{ kind: 'token', ratio: 0.5, minPerSecond: 10, windowMs: 10_000 }`
+       */
+      budget: z.union([BudgetConfigSchema, z.literal(false)]).default(STANDARD_BUDGET),
       breaker: AdaptiveTuning.optional(),
       /** An adaptive concurrency limit per attempt. @defaultValue false */
       concurrency: ConcurrencyTuning.optional(),
