@@ -14,7 +14,7 @@ import { recovery } from './faults/analyze.mjs';
 
 const lib = await import(process.env.BREAKWATER ?? '../dist/index.js');
 const { TestClock, seededRandom } = await import(process.env.BREAKWATER_TESTING ?? '../dist/testing.js');
-const { policy } = lib;
+const { policy, strategies } = lib;
 
 const REAL = 'real';
 /** Options of the default breaker, for trying settings: BREAKER_OPTIONS='{"tripMs":500}'. */
@@ -25,6 +25,8 @@ const FALLBACK = 'fallback';
 const chains = {
   breaker: (env) => policy(env).timeout(300).retry({ maxAttempts: 3 }).breaker(breakerOptions).fallback(() => FALLBACK),
   sre: (env) => policy(env).timeout(300).retry({ maxAttempts: 3 }).sreBreaker().fallback(() => FALLBACK),
+  standard: (env) => strategies.standard({ ...env, timeoutMs: 300, maxAttempts: 3, fallback: () => FALLBACK }),
+  'std+limit': (env) => strategies.standard({ ...env, timeoutMs: 300, maxAttempts: 3, concurrency: true, fallback: () => FALLBACK }),
   bare: () => ({ execute: (op) => op({ signal: undefined }) }),
 };
 

@@ -98,8 +98,12 @@ const strategyShapes = {
        */
       budget: z.union([BudgetConfigSchema, z.literal(false)]).default(STANDARD_BUDGET),
       breaker: AdaptiveTuning.optional(),
-      /** An adaptive concurrency limit per attempt. @defaultValue false */
-      concurrency: ConcurrencyTuning.optional(),
+      /**
+       * An adaptive concurrency limit per attempt (Gradient2 by default), or `false` for none: under a
+       * capacity drop it keeps the dependency's queue short enough to answer within `timeoutMs`.
+       * @defaultValue true
+       */
+      concurrency: ConcurrencyTuning.default(true),
       fallback: handlerName,
     })
     .strict(),

@@ -149,10 +149,10 @@ describe('strategies (the code form)', () => {
     expect(calls).toBe(2);
     await clock.advance(10);
     await expect(Promise.all(held)).resolves.toEqual(['real', 'real']);
-    expect(strategies.standard({ concurrency: true, fallback: () => null }).pipeline.policies[1]).toBeInstanceOf(AdaptiveLimiterPolicy);
-    for (const concurrency of [false, undefined]) {
-      expect(strategies.standard({ concurrency, fallback: () => null }).pipeline.policies.some((x) => x instanceof AdaptiveLimiterPolicy)).toBe(false);
+    for (const concurrency of [true, undefined]) {
+      expect(strategies.standard({ concurrency, fallback: () => null }).pipeline.policies[1]).toBeInstanceOf(AdaptiveLimiterPolicy);
     }
+    expect(strategies.standard({ concurrency: false, fallback: () => null }).pipeline.policies.some((x) => x instanceof AdaptiveLimiterPolicy)).toBe(false);
   });
 
   it("standard's concurrency in data: isOverload by handler name, and the limiter's rules under the option", () => {

@@ -237,7 +237,7 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
     expect(b.config[1]).toMatchObject({ budget: { kind: 'token', ratio: 0.1, minPerSecond: 10, windowMs: 10_000 } });
     expect(ms(b, 0)).toBe(1_000);
     const s = fromConfig({ strategy: 'standard', fallback: 'f' }, f);
-    expect(names(s)).toEqual(['timeout', 'retry', 'breaker', 'fallback']);
+    expect(names(s)).toEqual(['timeout', 'adaptiveLimiter', 'retry', 'breaker', 'fallback']);
     expect(ms(s, 0)).toBe(1_000);
     const g = fromConfig({ strategy: 'guardedRetry' });
     expect(names(g)).toEqual(['timeout', 'circuitBreaker', 'retry']);
