@@ -59,7 +59,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /** The current state; reading it never causes a transition. */
   abstract get state(): S;
 
-  /** Every event of this breaker: `outcome`, `stateChange`, `rejected` (and `forcePass` for SRE). */
+  /** Every event of this breaker: `outcome`, `stateChange`, `rejected` (and `forcePass` for the SRE and the default breaker). */
   get events$(): Observable<PolicyEvent> {
     return (this.ev ??= new EventSource()).events$;
   }

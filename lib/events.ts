@@ -169,18 +169,18 @@ export interface RevalidatedEvent extends EventBase {
   readonly error?: unknown;
 }
 
-/** A breaker's state: the SRE breaker is only ever `'closed'` or `'open'`. */
+/** A breaker's state: the SRE breaker is only ever `'closed'` or `'open'`; the default breaker may shed a share while `'closed'`. */
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
 /** Why a breaker changed state. */
 export type StateChangeReason =
   /** SRE: the step-6 drop ratio crossed 0 (up: open, down: closed). */
   | 'dropRatio'
-  /** Closed → open: the strategy's threshold was met. */
+  /** Closed → open: the strategy's threshold was met (the default breaker: a run of `tripFailures` failures with no success for `tripMs`). */
   | 'threshold'
   /** Open → half-open: `openMs` passed and a call came. */
   | 'retryTimeout'
-  /** Half-open → open: a probe failed (or was slow, for `slowCallRatio`). */
+  /** Half-open → open: a probe failed (or was slow, for `slowCallRatio`; the default breaker: a run of failures while ramping back). */
   | 'probeFailed'
   /** Default breaker, open → half-open: a probe succeeded and the ramp back starts. */
   | 'probeSucceeded'
@@ -188,7 +188,7 @@ export type StateChangeReason =
   | 'stalled'
   /** Default breaker, open or half-open → closed: nothing was recorded for a whole window, so nothing is left to judge by. */
   | 'windowExpired'
-  /** Half-open → closed: `probes` probes succeeded. */
+  /** Half-open → closed: `probes` probes succeeded (the default breaker: its ramp reached every call). */
   | 'probesSucceeded'
   /** Half-open → open: half-open lasted longer than `maxHalfOpenMs`. */
   | 'halfOpenTimeout'
@@ -203,7 +203,7 @@ export interface StateChangeEvent extends EventBase {
   readonly from: BreakerState;
   readonly to: BreakerState;
   readonly reason: StateChangeReason;
-  /** The figure behind the change: the ratio or count that tripped it, the SRE drop ratio; `undefined` when none applies. */
+  /** The figure behind the change: the ratio or count that tripped it, the SRE drop ratio, the default breaker's stalled wait (ms) or admitted share; `undefined` when none applies. */
   readonly figure: number | undefined;
 }
 
@@ -212,16 +212,16 @@ export interface BreakerRejectedEvent extends EventBase {
   readonly type: 'rejected';
   /** The breaker's state when it shed the call. */
   readonly state: BreakerState;
-  /** SRE: the probability the call was shed with (after the working-bucket discount). */
+  /** SRE and the default breaker: the probability the call was shed with (SRE: after the working-bucket discount). */
   readonly dropRatio?: number;
   /** State machine: milliseconds until the breaker may admit a call again, when known. */
   readonly retryAfterMs?: number;
 }
 
-/** The SRE breaker let a call through because nothing had passed for longer than `forcePassMs`. */
+/** The SRE or the default breaker let a call through because nothing had passed for longer than `forcePassMs`. */
 export interface ForcePassEvent extends EventBase {
   readonly type: 'forcePass';
-  /** The step-6 drop ratio at the time. */
+  /** The drop ratio at the time (SRE: before the working-bucket discount; the default breaker: the share it was shedding). */
   readonly dropRatio: number;
   /** Milliseconds since the last call passed. */
   readonly sinceLastPassMs: number;

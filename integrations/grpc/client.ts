@@ -21,7 +21,7 @@ import { ClientInterceptorOptionsSchema, type ClientInterceptorOptions } from '.
  * import { credentials } from '@grpc/grpc-js';
  * import { clientInterceptor } from 'breakwater/grpc';
  * const client = new UsersClient('users:50051', credentials.createInsecure(), {
- *   interceptors: [clientInterceptor({ target: 'users:50051', sourceFor: (name) => sreBreaker({ name }) })],
+ *   interceptors: [clientInterceptor({ target: 'users:50051', sourceFor: (name) => breaker({ name }) })],
  * });
  * ```
  */

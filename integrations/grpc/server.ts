@@ -26,7 +26,7 @@ const drop = {
  * ```ts
  * import { Server } from '@grpc/grpc-js';
  * import { serverInterceptor } from 'breakwater/grpc';
- * const server = new Server({ interceptors: [serverInterceptor({ sourceFor: (name) => sreBreaker({ name }) })] });
+ * const server = new Server({ interceptors: [serverInterceptor({ sourceFor: (name) => breaker({ name }) })] });
  * ```
  */
 export function serverInterceptor(options: ServerInterceptorOptions): ServerInterceptor {

@@ -22,7 +22,7 @@ export interface Permit {
  *
  * @example
  * ```ts
- * const source: PermitSource = sreBreaker({ name: 'GET://users' });
+ * const source: PermitSource = breaker({ name: 'GET://users' });
  * ```
  */
 export interface PermitSource {
