@@ -163,15 +163,22 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     if (this.isolations > 0) this.shed(new BrokenCircuitError(this.name), undefined);
     const o = this.o;
     const w = this.window;
-    const state = this.current;
-    if (state !== 'open') {
-      // A stalled dependency: calls keep going out and nothing at all comes back.
-      if (this.unanswered++ === 0) this.firstUnansweredAt = start;
-      else if (this.unanswered > o.tripFailures && start - this.firstUnansweredAt > o.tripMs && this.stalled(start)) {
-        this.trip(start, 'stalled', start - this.firstUnansweredAt);
-        return this.pass(start, 1 - o.probeRatio);
-      }
+    // A stalled dependency: more than `tripFailures` calls went out (admitted, not shed) and nothing at all came back.
+    if (this.current !== 'open' && this.unanswered >= o.tripFailures && start - this.firstUnansweredAt > o.tripMs && this.stalled(start)) {
+      this.trip(start, 'stalled', start - this.firstUnansweredAt);
+      return this.pass(start, 1 - o.probeRatio);
     }
+    const token = this.decide(start);
+    // Only a call that goes out waits for an answer: the shed ones threw above.
+    if (this.current !== 'open' && this.unanswered++ === 0) this.firstUnansweredAt = start;
+    return token;
+  }
+
+  /** Admits (returning the generation) or sheds (throwing) a call of `state` at `start`. */
+  private decide(start: number): number {
+    const o = this.o;
+    const w = this.window;
+    const state = this.current;
     if (state === 'closed') {
       // Failures within `protection`: the drop ratio is <= 0 whatever the window holds (k >= 1).
       if (w.s1 <= o.protection) return this.generation;
@@ -181,7 +188,8 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     }
     w.read(start);
     if (w.v0 + w.v1 === 0) {
-      // Nothing recorded for a whole window: nothing left to judge the dependency by.
+      // Nothing recorded for a whole window: nothing left to judge the dependency by, the streaks included.
+      this.forget();
       this.toClosed('windowExpired', undefined);
       return this.generation;
     }
@@ -233,13 +241,17 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
   }
 
   protected onReset(): void {
-    this.window.clear();
+    this.forget();
+    this.toClosed('reset', undefined);
+  }
+
+  /** Forgets the streaks, the success share and the last pass, as a fresh breaker has them (the window is cleared on closing). */
+  private forget(): void {
     this.failuresInRow = 0;
     this.successShare = this.successShareBeforeRun = 1;
     this.lastSuccessAt = -Infinity;
     this.lastPass = NaN;
     this.unanswered = 0;
-    this.toClosed('reset', undefined);
   }
 
   /** True when the first call sent since the last answer has waited longer than `STALL_FACTOR` mean successes. */

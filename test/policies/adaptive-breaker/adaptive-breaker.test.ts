@@ -167,6 +167,24 @@ describe('adaptiveBreaker: trips on a dead dependency', () => {
     expect(b.stats().failures).toBe(0);
   });
 
+  it('a shed call is not a missing answer: only calls let through count toward a stall', async () => {
+    // Half-open at a share of 0.2 (a probe answered), then one call out and draws of 0: every other call is shed.
+    const { clock, b } = await tripped({}, queueRandom([0.97, 0.9], 0));
+    b.allow().success();
+    expect(b.state).toBe('half-open');
+    const events = collect(b);
+    const waiting = b.allow(); // let through (0.9 >= 1 − 0.2), no answer yet
+    for (let i = 0; i < 10; i++) {
+      await clock.advance(30);
+      expect(() => b.allow()).toThrow(BrokenCircuitError);
+    }
+    // 300 ms with one call unanswered: not a stall (shed calls never went out)
+    expect(b.state).toBe('half-open');
+    expect(transitions(events)).toEqual([]);
+    waiting.success();
+    expect(b.stats().admitRatio).toBeCloseTo(0.8, 12);
+  });
+
   it('a cancelled call is neither an answer nor a missing one', async () => {
     const { clock, b } = setup({}, queueRandom([], 0.999_999));
     succeed(b);
@@ -227,6 +245,17 @@ describe('adaptiveBreaker: recovers at once', () => {
     b.allow();
     expect(b.state).toBe('closed');
     expect(transitions(events)).toEqual(['open>closed:windowExpired']);
+  });
+  it('a breaker closed because its window emptied forgets the outage: one failure after it is not a run', async () => {
+    const { clock, b } = await tripped({ windowMs: 1_000, buckets: 10 });
+    await clock.advance(1_000);
+    b.allow().failure(); // closes it (windowExpired), then fails
+    expect(b.state).toBe('closed');
+    expect(b.stats()).toMatchObject({ failuresInRow: 1, successShare: 1 - 1 / 16 });
+    fail(b, 3);
+    expect(b.state).toBe('closed');
+    fail(b, 1); // a fresh run of 5
+    expect(b.state).toBe('open');
   });
 });
 

@@ -87,15 +87,22 @@ class Model {
   allow(t: number, random: () => number): number | undefined {
     const o = this.o;
     if (this.isolated) return undefined;
-    if (this.state !== 'open') {
-      if (this.unanswered++ === 0) this.firstUnansweredAt = t;
+    if (this.state !== 'open' && this.unanswered >= o.tripFailures) {
       const waited = t - this.firstUnansweredAt;
       const c = this.counts(t);
-      if (this.unanswered > o.tripFailures && waited > o.tripMs && (c.accepts === 0 || waited > (3 * c.ms) / c.accepts)) {
+      if (waited > o.tripMs && (c.accepts === 0 || waited > (3 * c.ms) / c.accepts)) {
         this.trip(t, 'stalled');
         return this.pass(t, 1 - o.probeRatio, random);
       }
     }
+    const generation = this.decide(t, random);
+    // Only a call let through waits for an answer.
+    if (generation !== undefined && this.state !== 'open' && this.unanswered++ === 0) this.firstUnansweredAt = t;
+    return generation;
+  }
+
+  decide(t: number, random: () => number): number | undefined {
+    const o = this.o;
     const c = this.counts(t);
     if (this.state === 'closed') {
       const calls = c.accepts + c.failures;
@@ -103,6 +110,11 @@ class Model {
       return dropRatio <= 0 ? this.generation : this.pass(t, dropRatio, random);
     }
     if (c.accepts + c.failures === 0) {
+      this.failuresInRow = 0;
+      this.share = this.shareBeforeRun = 1;
+      this.lastSuccessAt = -Infinity;
+      this.lastPass = NaN;
+      this.unanswered = 0;
       this.close('windowExpired');
       return this.generation;
     }
