@@ -1,6 +1,6 @@
 // Success-path cost of the breakers and heap bytes per breaker.
 // Run: npx tsup && node --expose-gc bench/breakers.mjs
-import { breakerRegistry, circuitBreaker, keyedBreaker, sreBreaker } from '../dist/index.js';
+import { breaker, breakerRegistry, circuitBreaker, keyedBreaker, sreBreaker } from '../dist/index.js';
 
 const N = 2_000_000;
 let t = 1_700_000_000_000; // a clock for the memory case that moves 300 ms per read
@@ -25,6 +25,7 @@ async function timeAsync(label, body) {
   return ns;
 }
 
+const def = breaker();
 const sre = sreBreaker();
 const cb = circuitBreaker({ strategy: 'errorRatio' });
 const slow = circuitBreaker({ strategy: 'slowCallRatio' });
@@ -33,6 +34,7 @@ const consecutive = circuitBreaker({ strategy: 'consecutiveFailures' });
 console.log(`node ${process.version}, ${N.toLocaleString()} calls each\n`);
 timeSync('bare fn()', fn);
 timeSync('Date.now()', Date.now);
+timeSync('breaker (default) allow()+success()', () => def.allow().success());
 timeSync('sreBreaker allow()+success()', () => sre.allow().success());
 timeSync('circuitBreaker errorRatio allow()+success()', () => cb.allow().success());
 timeSync('circuitBreaker slowCallRatio allow()+success()', () => slow.allow().success());
@@ -45,12 +47,13 @@ timeSync('  same, free clock: sreBreaker', () => sreF.allow().success());
 timeSync('  same, free clock: circuitBreaker errorRatio', () => cbF.allow().success());
 console.log();
 await timeAsync('bare await fn()', afn);
+await timeAsync('breaker (default) execute(fn)', () => def.execute(afn));
 await timeAsync('sreBreaker execute(fn)', () => sre.execute(afn));
 await timeAsync('circuitBreaker errorRatio execute(fn)', () => cb.execute(afn));
 await timeAsync('circuitBreaker slowCallRatio execute(fn)', () => slow.execute(afn));
 const keyed = keyedBreaker((ctx) => ctx.meta.host);
 const meta = { meta: { host: 'a' } };
-await timeAsync('keyedBreaker (SRE) execute(fn, { meta })', () => keyed.execute(afn, meta));
+await timeAsync('keyedBreaker (default) execute(fn, { meta })', () => keyed.execute(afn, meta));
 
 function heapPerBreaker(label, make) {
   const M = 100_000;
@@ -77,10 +80,11 @@ console.log();
 if (typeof globalThis.gc !== 'function') {
   console.log('run with node --expose-gc for the memory figures');
 } else {
+  heapPerBreaker('100k breaker() (default), one call each', () => breaker());
   heapPerBreaker('100k sreBreaker(), one call each', () => sreBreaker());
   heapPerBreaker('100k circuitBreaker(errorRatio), one call each', () => circuitBreaker({ strategy: 'errorRatio' }));
   const reg = breakerRegistry();
-  heapPerBreaker('100k registry keys (SRE), one call each', (i) => reg.get(`key-${i}`));
+  heapPerBreaker('100k registry keys (default), one call each', (i) => reg.get(`key-${i}`));
   const reg2 = breakerRegistry({ defaults: { strategy: 'errorRatio' } });
   heapPerBreaker('100k registry keys (errorRatio), one call each', (i) => reg2.get(`key-${i}`));
   // A breaker whose calls spread over several buckets allocates its window arrays.

@@ -93,6 +93,7 @@ export async function memory() {
   return {
     rows: [
       row('memory per breaker, circuitBreaker(errorRatio)', 'B', b['circuitBreaker(errorRatio)'], sampling, 'cockatiel SamplingBreaker', 1 / 3, '<= 1/3, < 1,000 B', 1000),
+      row('memory per breaker, breaker (default, 20 buckets)', 'B', b['breaker (default)'], sampling, 'cockatiel SamplingBreaker', Infinity, '< 1,000 B', 1000),
       row('memory per breaker, sreBreaker (40 buckets)', 'B', b.sreBreaker, sampling, 'cockatiel SamplingBreaker', Infinity, '< 1,000 B', 1000),
       row('memory per breaker, circuitBreaker(errorRatio) vs opossum', 'B', b['circuitBreaker(errorRatio)'], b.opossum, 'opossum (defaults)', Infinity, 'info'),
       row('memory per breaker, circuitBreaker(errorRatio) vs cockatiel Consecutive', 'B', b['circuitBreaker(errorRatio)'], b['cockatiel ConsecutiveBreaker'], 'cockatiel ConsecutiveBreaker', Infinity, 'info'),

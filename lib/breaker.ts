@@ -59,7 +59,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /** The current state; reading it never causes a transition. */
   abstract get state(): S;
 
-  /** Every event of this breaker: `outcome`, `stateChange`, `rejected` (and `forcePass` for SRE). */
+  /** Every event of this breaker: `outcome`, `stateChange`, `rejected` (and `forcePass` for the SRE and the default breaker). */
   get events$(): Observable<PolicyEvent> {
     return (this.ev ??= new EventSource()).events$;
   }
@@ -164,7 +164,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /** Records (or releases) an admitted call and reports it as `result`, which only matters when someone listens. */
   private finish(token: number, start: number, verdict: Verdict, result: OutcomeResult, error: unknown): void {
     let now = NaN;
-    if (verdict === RELEASE) this.release(token);
+    if (verdict === RELEASE) this.release(token, start);
     else this.record(token, start, (now = this.clock.now()), verdict);
     if (this.observed) {
       // One clock read serves the window and the event.
@@ -181,8 +181,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   protected abstract admit(start: number): number;
   /** Records an admitted call's outcome at clock time `now`. */
   protected abstract record(token: number, start: number, now: number, verdict: Verdict): void;
-  /** An admitted call ends recording nothing. */
-  protected abstract release(token: number): void;
+  /** An admitted call (started at clock time `start`) ends recording nothing. */
+  protected abstract release(token: number, start: number): void;
   /** The first isolation began: force open. */
   protected abstract onIsolate(): void;
   /** Back to closed with empty counters. */

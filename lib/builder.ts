@@ -4,11 +4,13 @@ import { chaos, type ChaosOptions } from '../policies/chaos/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import { circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
 import { sreBreaker, type SreBreakerOptions } from '../policies/sre-breaker/index.js';
+import { adaptiveBreaker, type AdaptiveBreakerOptions } from '../policies/adaptive-breaker/index.js';
 import { fallback, fallbackChain, type AnswerOf, type FallbackHandler, type FallbackOptions } from '../policies/fallback/index.js';
 import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
 import { bulkhead, type BulkheadOptions } from '../policies/bulkhead/index.js';
 import { idempotent, type IdempotentOptions } from '../policies/idempotent/index.js';
 import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/index.js';
+import { adaptiveLimiter, type AdaptiveLimiterOptions } from '../policies/adaptive-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
 import { z } from 'zod';
@@ -76,9 +78,9 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
     return this.use(cache({ clock: this.env.clock, ...options }));
   }
 
-  /** Wraps an SRE {@link sreBreaker} (go-zero's adaptive breaker, the default breaker) around the chain so far. */
-  breaker(options: SreBreakerOptions = {}): PolicyBuilder<T> {
-    return this.sreBreaker(options);
+  /** Wraps the default breaker, an {@link adaptiveBreaker}, around the chain so far. */
+  breaker(options: AdaptiveBreakerOptions = {}): PolicyBuilder<T> {
+    return this.use(adaptiveBreaker({ clock: this.env.clock, random: this.env.random, ...options }));
   }
 
   /** Wraps a {@link sreBreaker} around the chain so far. */
@@ -104,6 +106,11 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link rateLimiter} around the chain so far. */
   rateLimiter(options: RateLimiterOptions): PolicyBuilder<T> {
     return this.use(rateLimiter({ clock: this.env.clock, ...options }));
+  }
+
+  /** Wraps an {@link adaptiveLimiter} (an adaptive concurrency limit) around the chain so far. */
+  adaptiveLimit(options: AdaptiveLimiterOptions = {}): PolicyBuilder<T> {
+    return this.use(adaptiveLimiter({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps an {@link idempotent} executor around the chain so far. */

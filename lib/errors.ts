@@ -7,6 +7,7 @@ export type ResilienceErrorCode =
   | 'RATE_LIMITED'
   | 'BULKHEAD_FULL'
   | 'OVERLOADED'
+  | 'CONCURRENCY_LIMITED'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'IDEMPOTENCY_KEY_MISSING'
   | 'IDEMPOTENCY_RESULT_NOT_STORABLE'
@@ -83,6 +84,24 @@ export class OverloadedError extends ResilienceError {
   override readonly name = 'OverloadedError';
   constructor(policy: string, message = `service overloaded, call shed (${policy})`) {
     super(message, policy);
+  }
+}
+
+/**
+ * An adaptive concurrency limiter had as many calls in flight as its current
+ * limit and shed this one at once (`CONCURRENCY_LIMITED`).
+ */
+export class ConcurrencyLimitedError extends ResilienceError {
+  readonly code = 'CONCURRENCY_LIMITED' as const;
+  override readonly name = 'ConcurrencyLimitedError';
+  /** The limit the call was refused at. */
+  readonly limit: number;
+  /** Milliseconds in which a slot is likely to free: the recent mean response time, when the limiter has measured one. */
+  readonly retryAfterMs: number | undefined;
+  constructor(policy: string, limit: number, retryAfterMs?: number) {
+    super(`concurrency limit of ${limit} reached (${policy})`, policy);
+    this.limit = limit;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -170,6 +189,8 @@ export const isRateLimitedError = (value: unknown): value is RateLimitedError =>
 export const isBulkheadRejectedError = (value: unknown): value is BulkheadRejectedError => hasCode(value, 'BULKHEAD_FULL');
 /** True for an {@link OverloadedError}. */
 export const isOverloadedError = (value: unknown): value is OverloadedError => hasCode(value, 'OVERLOADED');
+/** True for a {@link ConcurrencyLimitedError}. */
+export const isConcurrencyLimitedError = (value: unknown): value is ConcurrencyLimitedError => hasCode(value, 'CONCURRENCY_LIMITED');
 /** True for an {@link IdempotencyInProgressError}. */
 export const isIdempotencyInProgressError = (value: unknown): value is IdempotencyInProgressError =>
   hasCode(value, 'IDEMPOTENCY_IN_PROGRESS');
@@ -186,7 +207,7 @@ export const isConfigError = (value: unknown): value is ConfigError => hasCode(v
 
 /**
  * True for breakwater's own load-shedding rejections (open breaker, rate
- * limit, full bulkhead, overload, idempotency in progress, a key whose run
+ * limit, full bulkhead, overload, concurrency limit, idempotency in progress, a key whose run
  * left no storable result): never retried, never a success or failure for a
  * breaker (spec rule 6); fallbacks do answer them.
  */
@@ -198,6 +219,7 @@ export function isShedRejection(value: unknown): boolean {
     code === 'RATE_LIMITED' ||
     code === 'BULKHEAD_FULL' ||
     code === 'OVERLOADED' ||
+    code === 'CONCURRENCY_LIMITED' ||
     code === 'IDEMPOTENCY_IN_PROGRESS' ||
     code === 'IDEMPOTENCY_RESULT_NOT_STORABLE'
   );

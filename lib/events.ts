@@ -169,20 +169,26 @@ export interface RevalidatedEvent extends EventBase {
   readonly error?: unknown;
 }
 
-/** A breaker's state: the SRE breaker is only ever `'closed'` or `'open'`. */
+/** A breaker's state: the SRE breaker is only ever `'closed'` or `'open'`; the default breaker may shed a share while `'closed'`. */
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
 /** Why a breaker changed state. */
 export type StateChangeReason =
   /** SRE: the step-6 drop ratio crossed 0 (up: open, down: closed). */
   | 'dropRatio'
-  /** Closed → open: the strategy's threshold was met. */
+  /** Closed → open: the strategy's threshold was met (the default breaker: a run of `tripFailures` failures with no success for `tripMs`). */
   | 'threshold'
   /** Open → half-open: `openMs` passed and a call came. */
   | 'retryTimeout'
-  /** Half-open → open: a probe failed (or was slow, for `slowCallRatio`). */
+  /** Half-open → open: a probe failed (or was slow, for `slowCallRatio`; the default breaker: a run of failures while ramping back). */
   | 'probeFailed'
-  /** Half-open → closed: `probes` probes succeeded. */
+  /** Default breaker, open → half-open: a probe succeeded and the ramp back starts. */
+  | 'probeSucceeded'
+  /** Default breaker, closed or half-open → open: calls went out and nothing at all came back for too long. */
+  | 'stalled'
+  /** Default breaker, open or half-open → closed: nothing was recorded for a whole window, so nothing is left to judge by. */
+  | 'windowExpired'
+  /** Half-open → closed: `probes` probes succeeded (the default breaker: its ramp reached every call). */
   | 'probesSucceeded'
   /** Half-open → open: half-open lasted longer than `maxHalfOpenMs`. */
   | 'halfOpenTimeout'
@@ -197,7 +203,7 @@ export interface StateChangeEvent extends EventBase {
   readonly from: BreakerState;
   readonly to: BreakerState;
   readonly reason: StateChangeReason;
-  /** The figure behind the change: the ratio or count that tripped it, the SRE drop ratio; `undefined` when none applies. */
+  /** The figure behind the change: the ratio or count that tripped it, the SRE drop ratio, the default breaker's stalled wait (ms) or admitted share; `undefined` when none applies. */
   readonly figure: number | undefined;
 }
 
@@ -206,16 +212,16 @@ export interface BreakerRejectedEvent extends EventBase {
   readonly type: 'rejected';
   /** The breaker's state when it shed the call. */
   readonly state: BreakerState;
-  /** SRE: the probability the call was shed with (after the working-bucket discount). */
+  /** SRE and the default breaker: the probability the call was shed with (SRE: after the working-bucket discount). */
   readonly dropRatio?: number;
   /** State machine: milliseconds until the breaker may admit a call again, when known. */
   readonly retryAfterMs?: number;
 }
 
-/** The SRE breaker let a call through because nothing had passed for longer than `forcePassMs`. */
+/** The SRE or the default breaker let a call through because nothing had passed for longer than `forcePassMs`. */
 export interface ForcePassEvent extends EventBase {
   readonly type: 'forcePass';
-  /** The step-6 drop ratio at the time. */
+  /** The drop ratio at the time (SRE: before the working-bucket discount; the default breaker: the share it was shedding). */
   readonly dropRatio: number;
   /** Milliseconds since the last call passed. */
   readonly sinceLastPassMs: number;
@@ -235,6 +241,45 @@ export interface LimitRejectedEvent extends EventBase {
   readonly reason: 'bulkheadFull' | 'rateLimited';
   /** For `'rateLimited'`: milliseconds until a call would be admitted. */
   readonly retryAfterMs?: number;
+}
+
+/** An adaptive concurrency limiter shed a call: as many calls were in flight as its limit. */
+export interface ConcurrencyRejectedEvent extends EventBase {
+  readonly type: 'rejected';
+  readonly reason: 'concurrencyLimited';
+  /** The limit the call was refused at. */
+  readonly limit: number;
+  /** Calls in flight when it was refused. */
+  readonly inFlight: number;
+  /** The recent mean response time, the rejection's `retryAfterMs`, when measured. */
+  readonly retryAfterMs?: number;
+}
+
+/**
+ * Why an adaptive concurrency limiter moved its limit: `'slowStart'`, doubled
+ * while no queueing has been seen yet; `'increase'`, grown by a step with
+ * response times near the no-load baseline; `'queueing'`, lowered because
+ * response times rose above it; `'drop'`, lowered because calls timed out
+ * (or failed with an overload error); `'reset'`, back to the initial limit.
+ */
+export type LimitChangeReason = 'slowStart' | 'increase' | 'queueing' | 'drop' | 'reset';
+
+/** An adaptive concurrency limiter changed its limit at the end of a sampling window. */
+export interface LimitChangedEvent extends EventBase {
+  readonly type: 'limitChanged';
+  readonly from: number;
+  readonly to: number;
+  readonly reason: LimitChangeReason;
+  /** Mean response time of the window's answered calls, in ms; `undefined` when none answered. */
+  readonly rttMs: number | undefined;
+  /** The no-load response time the window was compared with, in ms; `undefined` before the first measurement. */
+  readonly baselineMs: number | undefined;
+  /** Most calls in flight when any of the window's calls started. */
+  readonly maxInFlight: number;
+  /** Calls the window measured, drops included. */
+  readonly samples: number;
+  /** Calls of the window that timed out or failed with an overload error. */
+  readonly drops: number;
 }
 
 /** A distributed rate limiter lost (`active: true`) or regained (`active: false`) its store and limits locally meanwhile. */
@@ -330,6 +375,8 @@ export type PolicyEvent =
   | ForcePassEvent
   | QueuedEvent
   | LimitRejectedEvent
+  | ConcurrencyRejectedEvent
+  | LimitChangedEvent
   | LocalFallbackEvent
   | JoinedEvent
   | ServedEvent

@@ -14,6 +14,7 @@ export {
   RateLimitedError,
   BulkheadRejectedError,
   OverloadedError,
+  ConcurrencyLimitedError,
   IdempotencyInProgressError,
   IdempotencyKeyMissingError,
   IdempotencyResultNotStorableError,
@@ -25,6 +26,7 @@ export {
   isRateLimitedError,
   isBulkheadRejectedError,
   isOverloadedError,
+  isConcurrencyLimitedError,
   isIdempotencyInProgressError,
   isIdempotencyKeyMissingError,
   isIdempotencyResultNotStorableError,
@@ -66,6 +68,9 @@ export type {
   ForcePassEvent,
   QueuedEvent,
   LimitRejectedEvent,
+  ConcurrencyRejectedEvent,
+  LimitChangedEvent,
+  LimitChangeReason,
   LocalFallbackEvent,
   JoinedEvent,
   ServedEvent,
@@ -82,10 +87,12 @@ export * from '../policies/chaos/index.js';
 export * from '../policies/cache/index.js';
 export * from './config/index.js';
 export * from '../policies/sre-breaker/index.js';
+export * from '../policies/adaptive-breaker/index.js';
 export * from '../policies/circuit-breaker/index.js';
 export * from '../policies/breaker-registry/index.js';
 export * from '../policies/bulkhead/index.js';
 export * from '../policies/rate-limiter/index.js';
+export * from '../policies/adaptive-limiter/index.js';
 export * from '../policies/idempotent/index.js';
 export * from './strategies/index.js';
 export * from '../integrations/log/index.js';

@@ -31,7 +31,7 @@ export const OUTCOME_RESULTS: readonly OutcomeResult[] = Object.freeze([
  *   whatever was thrown, it is the caller's doing, not the dependency's;
  * - `'timeout'`: a breakwater `TimeoutError`, or an enclosing deadline ended the call;
  * - `'rejected'`: breakwater shed it (open breaker, rate limit, full
- *   bulkhead, overload, idempotency key in progress);
+ *   bulkhead, overload, concurrency limit, idempotency key in progress);
  * - `'failure'`: anything else.
  *
  * `at` says where the call's cancellation is: its context, the scope of a

@@ -19,6 +19,7 @@ const CATEGORIES = [
   ['/lib/permit.ts', 'Breakers'],
   ['/policies/bulkhead/', 'Bulkhead and rate limiting'],
   ['/policies/rate-limiter/', 'Bulkhead and rate limiting'],
+  ['/policies/adaptive-limiter/', 'Bulkhead and rate limiting'],
   ['/policies/hedge/', 'Hedging'],
   ['/policies/cache/', 'Cache'],
   ['/policies/idempotent/', 'Idempotency'],

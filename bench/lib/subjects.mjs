@@ -13,7 +13,7 @@ import {
   wrap,
 } from 'cockatiel';
 import Opossum from 'opossum';
-import { circuitBreaker, policy, sreBreaker, timeout } from '../../dist/index.js';
+import { breaker, circuitBreaker, policy, sreBreaker, timeout } from '../../dist/index.js';
 
 /** The operation every subject protects: an async function that succeeds at once. */
 export const op = async () => 1;
@@ -34,6 +34,7 @@ export function cockatielChain() {
 }
 
 export const ourBreakers = {
+  'breaker (default)': () => breaker(),
   sreBreaker: () => sreBreaker(),
   'circuitBreaker(errorRatio)': () => circuitBreaker({ strategy: 'errorRatio' }),
 };

@@ -1,25 +1,27 @@
 import { InterceptingCall, Metadata, status, type Interceptor, type StatusObject } from '@grpc/grpc-js';
-import { isShedRejection } from '../../lib/errors.js';
+import { isShedRejection, TimeoutError } from '../../lib/errors.js';
 import { parseOptions } from '../../lib/options.js';
 import { KeyedSources, type Permit, type PermitSource } from '../shared/permit.js';
-import { isFailureCode, SHED_DETAILS } from './codes.js';
+import { isFailureCode, shedDetails } from './codes.js';
 import { ClientInterceptorOptionsSchema, type ClientInterceptorOptions } from './options.js';
 
 /**
- * A grpc-js client interceptor that puts a breaker in front of every call
- * (go-zero's `UnaryClientInterceptor`, for every call type). The breaker
- * name is `target/package.Service/Method`. A shed call is never sent: it
- * ends at once with UNAVAILABLE "circuit breaker is open". Otherwise the
- * final status is judged: a code of {@link FAILURE_CODES} is a failure,
- * CANCELLED (the caller's own cancellation) releases the permit, anything
- * else is a success.
+ * A grpc-js client interceptor that puts a breaker (or an adaptive
+ * concurrency limiter) in front of every call (go-zero's
+ * `UnaryClientInterceptor`, for every call type). The source name is
+ * `target/package.Service/Method`. A shed call is never sent: it ends at
+ * once with UNAVAILABLE "circuit breaker is open" ("concurrency limit
+ * reached" from a limiter). Otherwise the final status is judged: a code of
+ * {@link FAILURE_CODES} is a failure (DEADLINE_EXCEEDED with a
+ * `TimeoutError`, a drop for a limiter), CANCELLED (the caller's own
+ * cancellation) releases the permit, anything else is a success.
  *
  * @example
  * ```ts
  * import { credentials } from '@grpc/grpc-js';
  * import { clientInterceptor } from 'breakwater/grpc';
  * const client = new UsersClient('users:50051', credentials.createInsecure(), {
- *   interceptors: [clientInterceptor({ target: 'users:50051', sourceFor: (name) => sreBreaker({ name }) })],
+ *   interceptors: [clientInterceptor({ target: 'users:50051', sourceFor: (name) => breaker({ name }) })],
  * });
  * ```
  */
@@ -35,13 +37,15 @@ export function clientInterceptor(options: ClientInterceptorOptions): Intercepto
       permit = source.allow();
     } catch (error) {
       if (!isShedRejection(error)) throw error;
-      return shed(nextCall(callOptions));
+      return shed(nextCall(callOptions), shedDetails(error));
     }
     return new InterceptingCall(nextCall(callOptions), {
       start(metadata, _listener, next) {
         next(metadata, {
           onReceiveStatus(st: StatusObject, nextStatus: (s: StatusObject) => void) {
             if (st.code === status.CANCELLED) permit.release();
+            // A TimeoutError: an adaptive limiter counts it as a drop, a breaker as a timeout.
+            else if (st.code === status.DEADLINE_EXCEEDED && isFailure(st.code)) permit.failure(new TimeoutError('grpc.clientInterceptor', st.details, { cause: st }));
             else if (isFailure(st.code)) permit.failure(st);
             else permit.success();
             nextStatus(st);
@@ -53,11 +57,11 @@ export function clientInterceptor(options: ClientInterceptorOptions): Intercepto
 }
 
 /** A call that never reaches the network: the call below is cancelled unstarted, the caller gets UNAVAILABLE. */
-function shed(below: ConstructorParameters<typeof InterceptingCall>[0]): InterceptingCall {
+function shed(below: ConstructorParameters<typeof InterceptingCall>[0], details: string): InterceptingCall {
   return new InterceptingCall(below, {
     start(_metadata, listener) {
-      below.cancelWithStatus(status.UNAVAILABLE, SHED_DETAILS);
-      process.nextTick(() => listener.onReceiveStatus({ code: status.UNAVAILABLE, details: SHED_DETAILS, metadata: new Metadata() }));
+      below.cancelWithStatus(status.UNAVAILABLE, details);
+      process.nextTick(() => listener.onReceiveStatus({ code: status.UNAVAILABLE, details, metadata: new Metadata() }));
     },
     sendMessage() {},
     halfClose() {},

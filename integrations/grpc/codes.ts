@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { isConcurrencyLimitedError } from '../../lib/errors.js';
 
 /**
  * The status codes that count as failures for a breaker (go-zero's
@@ -29,3 +30,11 @@ export function isFailureCode(code: number): boolean {
 
 /** The details of the UNAVAILABLE status a shed call gets (go-zero's `breaker.ErrServiceUnavailable`). */
 export const SHED_DETAILS = 'circuit breaker is open';
+
+/** The details of the UNAVAILABLE status a call shed by a concurrency limit gets (Netflix concurrency-limits' server interceptor says the same). */
+export const LIMIT_DETAILS = 'concurrency limit reached';
+
+/** The details a shed call's UNAVAILABLE status carries: {@link LIMIT_DETAILS} for a concurrency limit, else {@link SHED_DETAILS}. */
+export function shedDetails(error: unknown): string {
+  return isConcurrencyLimitedError(error) ? LIMIT_DETAILS : SHED_DETAILS;
+}

@@ -4,7 +4,7 @@
  */
 export { clientInterceptor } from './client.js';
 export { serverInterceptor } from './server.js';
-export { FAILURE_CODES, isFailureCode, SHED_DETAILS } from './codes.js';
+export { FAILURE_CODES, isFailureCode, LIMIT_DETAILS, SHED_DETAILS, shedDetails } from './codes.js';
 export {
   ClientInterceptorOptionsSchema,
   ServerInterceptorOptionsSchema,

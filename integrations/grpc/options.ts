@@ -38,7 +38,7 @@ export const ServerInterceptorOptionsSchema = z.object(common).strict().refine(o
  * Options of {@link clientInterceptor}.
  * @example
  * ```ts
- * const options: ClientInterceptorOptions = { target: 'users:50051', sourceFor: (name) => sreBreaker({ name }) };
+ * const options: ClientInterceptorOptions = { target: 'users:50051', sourceFor: (name) => breaker({ name }) };
  * ```
  */
 export type ClientInterceptorOptions = z.input<typeof ClientInterceptorOptionsSchema>;
@@ -47,7 +47,7 @@ export type ClientInterceptorOptions = z.input<typeof ClientInterceptorOptionsSc
  * Options of {@link serverInterceptor}.
  * @example
  * ```ts
- * const options: ServerInterceptorOptions = { sourceFor: (name) => sreBreaker({ name }) };
+ * const options: ServerInterceptorOptions = { sourceFor: (name) => breaker({ name }) };
  * ```
  */
 export type ServerInterceptorOptions = z.input<typeof ServerInterceptorOptionsSchema>;

@@ -1,8 +1,8 @@
 import { Metadata, ServerInterceptingCall, status, type ServerInterceptor, type StatusObject } from '@grpc/grpc-js';
-import { isShedRejection } from '../../lib/errors.js';
+import { isShedRejection, TimeoutError } from '../../lib/errors.js';
 import { parseOptions } from '../../lib/options.js';
 import { KeyedSources, type Permit, type PermitSource } from '../shared/permit.js';
-import { isFailureCode, SHED_DETAILS } from './codes.js';
+import { isFailureCode, shedDetails } from './codes.js';
 import { ServerInterceptorOptionsSchema, type ServerInterceptorOptions } from './options.js';
 
 const drop = {
@@ -12,19 +12,21 @@ const drop = {
 };
 
 /**
- * A grpc-js server interceptor that puts a breaker in front of every method
- * (go-zero's `UnaryServerInterceptor`, for every call type). The breaker
- * name is the full method name (`/package.Service/Method`). A shed call
- * never reaches the handler: it is answered UNAVAILABLE "circuit breaker is
- * open". Otherwise the status the handler sends is judged (a code of
+ * A grpc-js server interceptor that puts a breaker (or an adaptive
+ * concurrency limiter) in front of every method (go-zero's
+ * `UnaryServerInterceptor`, for every call type). The source name is the
+ * full method name (`/package.Service/Method`). A shed call never reaches
+ * the handler: it is answered UNAVAILABLE "circuit breaker is open" ("concurrency
+ * limit reached" from a limiter). Otherwise the status the handler sends is judged (a code of
  * {@link FAILURE_CODES} is a failure, anything else a success); a call the
- * client cancels releases its permit, one whose deadline passed is a failure.
+ * client cancels releases its permit, one whose deadline passed is a
+ * failure with a `TimeoutError` (a drop for a limiter).
  *
  * @example
  * ```ts
  * import { Server } from '@grpc/grpc-js';
  * import { serverInterceptor } from 'breakwater/grpc';
- * const server = new Server({ interceptors: [serverInterceptor({ sourceFor: (name) => sreBreaker({ name }) })] });
+ * const server = new Server({ interceptors: [serverInterceptor({ sourceFor: (name) => breaker({ name }) })] });
  * ```
  */
 export function serverInterceptor(options: ServerInterceptorOptions): ServerInterceptor {
@@ -41,7 +43,7 @@ export function serverInterceptor(options: ServerInterceptorOptions): ServerInte
         } catch (error) {
           // Shed: UNAVAILABLE. A source that fails instead of shedding is a bug: INTERNAL, never a crash.
           const answer = isShedRejection(error)
-            ? { code: status.UNAVAILABLE, details: SHED_DETAILS }
+            ? { code: status.UNAVAILABLE, details: shedDetails(error) }
             : { code: status.INTERNAL, details: `breakwater: permit source failed: ${String((error as Error)?.message ?? error)}` };
           // Swallow the request and answer for the handler, which never runs.
           next({
@@ -59,7 +61,8 @@ export function serverInterceptor(options: ServerInterceptorOptions): ServerInte
             if (permit === undefined) return;
             permit = undefined;
             const deadline = +call.getDeadline();
-            if (deadline <= Date.now()) admitted.failure(new Error('deadline exceeded'));
+            // A TimeoutError: an adaptive limiter counts it as a drop, a breaker as a timeout.
+            if (deadline <= Date.now()) admitted.failure(new TimeoutError('grpc.serverInterceptor', 'deadline exceeded'));
             else admitted.release();
           },
         });

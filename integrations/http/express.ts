@@ -28,7 +28,7 @@ export type ExpressLikeMiddleware = (req: ExpressLikeRequest, res: ServerRespons
  * import express from 'express';
  * import { protectExpress } from 'breakwater/http';
  * const app = express();
- * app.get('/users/:id', protectExpress({ sourceFor: (key) => sreBreaker({ name: key }) }), getUser);
+ * app.get('/users/:id', protectExpress({ sourceFor: (key) => breaker({ name: key }) }), getUser);
  * ```
  */
 export function protectExpress(options: HttpGuardOptions | AsyncPermitSource): ExpressLikeMiddleware {

@@ -45,7 +45,7 @@ export type FastifyLikePlugin = ((instance: FastifyLikeInstance, options: unknow
  * import Fastify from 'fastify';
  * import { protectFastify } from 'breakwater/http';
  * const app = Fastify();
- * await app.register(protectFastify({ sourceFor: (key) => sreBreaker({ name: key }) }));
+ * await app.register(protectFastify({ sourceFor: (key) => breaker({ name: key }) }));
  * ```
  */
 export function protectFastify(options: HttpGuardOptions | AsyncPermitSource): FastifyLikePlugin {

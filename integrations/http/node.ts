@@ -22,7 +22,7 @@ export type NodeHandler<Req extends IncomingMessage = IncomingMessage, Res exten
  * ```ts
  * import { createServer } from 'node:http';
  * import { protectHandler } from 'breakwater/http';
- * createServer(protectHandler(handler, { sourceFor: (key) => sreBreaker({ name: key }) })).listen(8080);
+ * createServer(protectHandler(handler, { sourceFor: (key) => breaker({ name: key }) })).listen(8080);
  * ```
  */
 export function protectHandler<Req extends IncomingMessage, Res extends ServerResponse>(

@@ -46,7 +46,7 @@ export const HttpGuardOptionsSchema = z
  * Options of the HTTP guards.
  * @example
  * ```ts
- * const options: HttpGuardOptions = { sourceFor: (key) => sreBreaker({ name: key }) };
+ * const options: HttpGuardOptions = { sourceFor: (key) => breaker({ name: key }) };
  * ```
  */
 export type HttpGuardOptions = z.input<typeof HttpGuardOptionsSchema>;

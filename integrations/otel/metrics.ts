@@ -4,6 +4,7 @@ import { OUTCOME_RESULTS } from '../../lib/outcome.js';
 import { DEFAULT_BUCKETS, watchFigures } from '../shared/figures.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
 import type { Observed } from '../shared/observed.js';
+import { limitersOf } from '../shared/limiters.js';
 import { OtelOptionsSchema, type OtelOptions } from './options.js';
 
 /**
@@ -14,7 +15,9 @@ import { OtelOptionsSchema, type OtelOptions } from './options.js';
  * - `breakwater.breaker.state` observable gauge {policy}: 0 closed, 1 open, 2 half-open;
  * - `breakwater.calls` counter {policy, result}: success, failure, timeout, rejected, cancelled, fallback;
  * - `breakwater.call.duration` histogram {policy}, unit `s` (shed calls are not recorded);
- * - `breakwater.retries` counter {policy}.
+ * - `breakwater.retries` counter {policy};
+ * - for each adaptive concurrency limiter, `breakwater.concurrency.limit` and
+ *   `breakwater.concurrency.in_flight` observable gauges {policy}.
  *
  * `dispose()` unsubscribes and stops reporting the breakers' states.
  *
@@ -65,8 +68,21 @@ export function registerOtelMetrics(target: Observed, options: OtelOptions = {})
     },
     o.perKey,
   );
+  const limiters = limitersOf(target);
+  const limitGauge = limiters.length === 0 ? undefined : meter.createObservableGauge(`${p}concurrency.limit`, { description: 'Calls an adaptive concurrency limiter admits at once now.' });
+  const flightGauge = limiters.length === 0 ? undefined : meter.createObservableGauge(`${p}concurrency.in_flight`, { description: 'Calls in flight under an adaptive concurrency limiter now.' });
+  const reportLimits: ObservableCallback = (result) => {
+    for (const l of limiters) result.observe(l.limit, plain ? { policy: l.name } : { policy: l.name, ...constant });
+  };
+  const reportFlight: ObservableCallback = (result) => {
+    for (const l of limiters) result.observe(l.inFlight, plain ? { policy: l.name } : { policy: l.name, ...constant });
+  };
+  limitGauge?.addCallback(reportLimits);
+  flightGauge?.addCallback(reportFlight);
   return handleOf(sub, () => {
     state.removeCallback(report);
     states.clear();
+    limitGauge?.removeCallback(reportLimits);
+    flightGauge?.removeCallback(reportFlight);
   });
 }

@@ -5,7 +5,9 @@ import { OUTCOME_RESULTS } from '../../lib/outcome.js';
 import { DEFAULT_BUCKETS, watchFigures, type FigureSink } from '../shared/figures.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
 import { breakersOf, type Observed } from '../shared/observed.js';
+import { limitersOf } from '../shared/limiters.js';
 import { acquire, release } from './families.js';
+import { registerLimiterGauges } from './limiters.js';
 import { PrometheusOptionsSchema, type PrometheusOptions } from './options.js';
 
 type Labels = Record<string, string>;
@@ -22,7 +24,9 @@ interface Observe {
  * - `breakwater_breaker_state{policy}` gauge: 0 closed, 1 open, 2 half-open;
  * - `breakwater_calls_total{policy,result}` counter: success, failure, timeout, rejected, cancelled, fallback;
  * - `breakwater_call_duration_seconds{policy}` histogram (shed calls are not observed: they did no work);
- * - `breakwater_retries_total{policy}` counter.
+ * - `breakwater_retries_total{policy}` counter;
+ * - for each adaptive concurrency limiter, `breakwater_concurrency_limit{policy}`
+ *   and `breakwater_concurrency_in_flight{policy}` gauges, read at each scrape.
  *
  * Every series carries the `labels` given; with `gobreakerAliases`, seed
  * 002's `gobreaker_state{name}` and `gobreaker_calls_total{name,result}` are
@@ -150,7 +154,10 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
   };
 
   const sub = watchFigures(target, sink, o.perKey);
+  const limiters = limitersOf(target);
+  const dropLimiters = limiters.length === 0 ? undefined : registerLimiterGauges(registry, p, ['policy', ...extra], (policy) => withConstant({ policy }), limiters);
   return handleOf(sub, () => {
+    dropLimiters?.();
     for (const labels of stateSeries.values()) state.remove(labels);
     for (const policy of stated) aliasState?.remove(withConstant({ name: policy }));
     for (const name of names) release(registry, name);

@@ -17,11 +17,12 @@ export interface Permit {
  * What the server middleware and interceptors need of a breaker, limiter or
  * shedder: `allow()` returns a {@link Permit}, or throws one of breakwater's
  * shedding rejections (`BrokenCircuitError`, `RateLimitedError`,
- * `BulkheadRejectedError`) when the call must not run.
+ * `BulkheadRejectedError`, `ConcurrencyLimitedError`) when the call must not
+ * run. An `adaptiveLimiter` is one as it is.
  *
  * @example
  * ```ts
- * const source: PermitSource = sreBreaker({ name: 'GET://users' });
+ * const source: PermitSource = breaker({ name: 'GET://users' });
  * ```
  */
 export interface PermitSource {

@@ -54,8 +54,8 @@ class PolicyPermit implements Permit {
  * a whole pipeline can stand in front of handlers. It resolves when the
  * policy admits the call and rejects with the policy's rejection
  * (`RateLimitedError` → 429, `BulkheadRejectedError` → 503) when it refuses.
- * Breakers and load shedders have a synchronous `allow()` of their own: give
- * them directly.
+ * Breakers, load shedders and adaptive concurrency limiters have a
+ * synchronous `allow()` of their own: give them directly.
  *
  * @example
  * ```ts

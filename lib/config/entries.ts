@@ -14,10 +14,12 @@ import {
 import { bulkhead, BulkheadOptionsSchema } from '../../policies/bulkhead/index.js';
 import { idempotent, IdempotentOptionsSchema, type IdempotencyCodec, type IdempotencyStore } from '../../policies/idempotent/index.js';
 import { rateLimiter, RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
+import { adaptiveLimiter, AdaptiveLimiterShape, checkLimits } from '../../policies/adaptive-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../../policies/breaker-registry/index.js';
 import { cache, type CacheStore } from '../../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, CircuitBreakerVariants, type CircuitBreakerOptions } from '../../policies/circuit-breaker/index.js';
 import { checkSre, SreBreaker, sreBreaker, SreBreakerShape } from '../../policies/sre-breaker/index.js';
+import { adaptiveBreaker, AdaptiveBreakerPolicy, AdaptiveBreakerShape, checkAdaptive } from '../../policies/adaptive-breaker/index.js';
 import { checkBuckets, checkSnapshotGrid } from '../breaker-options.js';
 import { chaos, type ChaosFault, type ChaosResult } from '../../policies/chaos/index.js';
 import { fallback, fallbackChain, type FallbackHandler } from '../../policies/fallback/index.js';
@@ -84,6 +86,8 @@ export const BudgetConfigSchema = z.discriminatedUnion('kind', [
 const judges = { handle: handlerName.optional(), handleResult: handlerName.optional() };
 /** SRE breaker options as data (handler names for functions). */
 export const sreData = SreBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
+/** The default breaker's options as data (handler names for functions). */
+export const adaptiveData = AdaptiveBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
 type ZodStrictObject = z.ZodObject<z.ZodRawShape, z.core.$strict>;
 /** The cross-field rules `circuitBreaker()` checks: buckets divide the window, a snapshot has the window's grid. */
 function checkMachine(o: Record<string, unknown>, ctx: z.RefinementCtx): void {
@@ -102,6 +106,7 @@ const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObj
 /** How each policy `type` of a config is validated and built. */
 export const entrySchemas = {
   sreBreaker: sreData.extend({ type: z.literal('sreBreaker') }).superRefine(checkSre),
+  adaptiveBreaker: adaptiveData.extend({ type: z.literal('adaptiveBreaker') }).superRefine(checkAdaptive),
   circuitBreaker: z.discriminatedUnion(
     'strategy',
     (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
@@ -118,8 +123,14 @@ export const entrySchemas = {
       metaKey: z.string().min(1).optional(),
       /** Or a named function `(ctx) => key`. */
       keyOf: handlerName.optional(),
-      /** Options of each breaker: SRE by default, a circuit breaker when it names a `strategy`. */
-      defaults: z.union([z.discriminatedUnion('strategy', cbData), sreData.superRefine(checkSre)]).optional(),
+      /** Options of each breaker: the default breaker's, a circuit breaker's when it names a `strategy`, an SRE breaker's with `family: 'sre'`. */
+      defaults: z
+        .union([
+          z.discriminatedUnion('strategy', cbData),
+          sreData.extend({ family: z.literal('sre') }).superRefine(checkSre),
+          adaptiveData.extend({ family: z.literal('adaptive').optional() }).superRefine(checkAdaptive),
+        ])
+        .optional(),
       idleMs: positiveMs.optional(),
       name: nameSchema.optional(),
     })
@@ -169,6 +180,9 @@ export const entrySchemas = {
     .strict(),
   bulkhead: BulkheadOptionsSchema.omit({ clock: true }).extend({ type: z.literal('bulkhead') }),
   rateLimiter: z.object({ type: z.literal('rateLimiter'), algorithm: RateAlgorithmConfigSchema, name: nameSchema.optional() }).strict(),
+  adaptiveLimiter: AdaptiveLimiterShape.omit({ clock: true, isOverload: true })
+    .extend({ type: z.literal('adaptiveLimiter'), isOverload: handlerName.optional() })
+    .superRefine(checkLimits, onceValid),
   idempotent: IdempotentOptionsSchema.omit({ clock: true, store: true, key: true, codec: true, handleResult: true }).extend({
     type: z.literal('idempotent'),
     store: handlerName.optional(),
@@ -346,6 +360,8 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
   switch (e.type) {
     case 'sreBreaker':
       return sreBreaker({ ...breakerOptions(e, r, path), clock, random });
+    case 'adaptiveBreaker':
+      return adaptiveBreaker({ ...breakerOptions(e, r, path), clock, random });
     case 'circuitBreaker':
       return circuitBreaker({ ...breakerOptions(e, r, path), clock } as unknown as CircuitBreakerOptions);
     case 'keyedBreaker': {
@@ -389,6 +405,10 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
     }
     case 'rateLimiter':
       return rateLimiter({ algorithm: e.algorithm, ...(e.name ? { name: e.name } : {}), clock });
+    case 'adaptiveLimiter': {
+      const { type: _t, isOverload, ...o } = e;
+      return adaptiveLimiter({ ...o, ...named('isOverload', r.optionalFn<(error: unknown) => boolean>(isOverload, `${path}.isOverload`)), clock });
+    }
     case 'idempotent': {
       const { type: _t, store, key, codec, handleResult, ...o } = e;
       const isObj = (v: unknown): v is object => typeof v === 'object' && v !== null;
@@ -442,6 +462,10 @@ export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Res
       if (!(policy instanceof SreBreaker)) return false;
       policy.reconfigure(breakerOptions(e, r, path));
       return true;
+    case 'adaptiveBreaker':
+      if (!(policy instanceof AdaptiveBreakerPolicy)) return false;
+      policy.reconfigure(breakerOptions(e, r, path));
+      return true;
     case 'circuitBreaker':
       if (!(policy instanceof CircuitBreaker)) return false;
       policy.reconfigure(breakerOptions(e, r, path) as unknown as CircuitBreakerOptions);
@@ -469,6 +493,7 @@ export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Res
 /** The discriminated union of every policy entry, on `type`. */
 export const PolicyConfigSchema = z.discriminatedUnion('type', [
   entrySchemas.sreBreaker,
+  entrySchemas.adaptiveBreaker,
   entrySchemas.circuitBreaker,
   entrySchemas.keyedBreaker,
   entrySchemas.timeout,
@@ -479,6 +504,7 @@ export const PolicyConfigSchema = z.discriminatedUnion('type', [
   entrySchemas.loadShedder,
   entrySchemas.bulkhead,
   entrySchemas.rateLimiter,
+  entrySchemas.adaptiveLimiter,
   entrySchemas.idempotent,
   entrySchemas.hedge,
   entrySchemas.chaos,

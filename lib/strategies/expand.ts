@@ -26,6 +26,12 @@ function retryEntry(o: { maxAttempts?: number; backoff?: unknown; retryOn?: stri
   } as PolicyConfig;
 }
 
+/** The adaptive limiter entry a strategy's `concurrency` option asks for, if any. */
+function limiterEntries(c: boolean | Record<string, unknown> | undefined): { entry: PolicyConfig; source: string }[] {
+  if (c === undefined || c === false) return [];
+  return [{ entry: { type: 'adaptiveLimiter', ...(c === true ? {} : c) } as PolicyConfig, source: 'concurrency' }];
+}
+
 /** A cache that records the last good value per key, and a fallback handler that answers from it. */
 function snapshot(ttlMs: number, index: number): Pick<Expansion, 'handlers' | 'bind'> & { entry: PolicyConfig } {
   const holder: { cache?: CachePolicy } = {};
@@ -49,7 +55,7 @@ export function expand(s: StrategyConfig): Expansion {
       return {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
         ],
         handlers: {},
       };
@@ -74,8 +80,9 @@ export function expand(s: StrategyConfig): Expansion {
       return {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
-          { entry: retryEntry(s), source: 'maxAttempts' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          ...limiterEntries(s.concurrency),
+          { entry: retryEntry(s, s.budget === false ? {} : { budget: s.budget }), source: 'maxAttempts' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
           { entry: { type: 'fallback', handler: s.fallback }, source: 'fallback' },
         ],
         handlers: {},
@@ -126,7 +133,7 @@ export function expand(s: StrategyConfig): Expansion {
         entries: [
           { entry: { type: 'timeout', ms: s.timeoutMs }, source: 'timeoutMs' },
           { entry: snap.entry, source: 'cacheTtlMs' },
-          { entry: { type: 'sreBreaker', ...s.breaker }, source: 'breaker' },
+          { entry: { type: 'adaptiveBreaker', ...s.breaker }, source: 'breaker' },
           { entry: { type: 'fallbackChain', handlers: [STALE, ...s.fallbacks, ...last] }, source: 'fallbacks' },
         ],
         handlers: { ...snap.handlers, ...(s.defaultValue === undefined ? {} : { [DEFAULT]: () => s.defaultValue }) },

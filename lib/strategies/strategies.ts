@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { isBackoff, type Backoff, type BackoffFunction } from '../../policies/retry/backoff.js';
 import { isRetryBudget, type RetryBudget } from '../../policies/retry/budget.js';
+import type { AdaptiveLimiterOptions } from '../../policies/adaptive-limiter/index.js';
 import type { Clock } from '../clock.js';
 import { strategyPipeline, type ConfigPipeline, type RetryObjects } from '../config/from-config.js';
 import type { ExecutionContext } from '../policy.js';
@@ -24,6 +25,9 @@ type Data<N extends keyof typeof strategySchemas> = InCode<Omit<z.input<(typeof 
 
 /** A handler answering a failed (or degraded) call. */
 type Answer<F> = (error: unknown, ctx: ExecutionContext) => F | PromiseLike<F>;
+
+/** A strategy's adaptive concurrency limit in code: `true` for the defaults, or {@link AdaptiveLimiterOptions} (its clock is the strategy's). */
+type Concurrency = boolean | Omit<AdaptiveLimiterOptions, 'clock'>;
 
 /**
  * The options of a strategy as you write them in code: its data options,
@@ -103,7 +107,7 @@ function make<T>(strategy: keyof typeof strategySchemas, options: object): Confi
  * ```
  */
 export const strategies = {
-  /** #1 `timeout(t) → sreBreaker()`: fail fast instead of queueing on a sick dependency (seed 001, seed 000). */
+  /** #1 `timeout(t) → breaker()`: fail fast instead of queueing on a sick dependency (seed 001, seed 000). */
   failFast: (options: StrategyOptions<'failFast'> = {}): ConfigPipeline<never> => make('failFast', options),
   /** #2 `timeout(perAttempt) → retry(exponential, jitter) → timeout(total)` (seed 002 §4.1, §4.2). */
   boundedRetry: (options: StrategyOptions<'boundedRetry', { retryOn?: (error: unknown) => boolean }> = {}): ConfigPipeline<never> =>
@@ -111,8 +115,8 @@ export const strategies = {
   /** #3 `timeout(t) → retry({ budget: tokenBudget() })`, or an `sloBudget` (seed 002 §4.3). */
   budgetedRetry: (options: StrategyOptions<'budgetedRetry', { retryOn?: (error: unknown) => boolean }> = {}): ConfigPipeline<never> =>
     make('budgetedRetry', options),
-  /** #4 `timeout → retry → sreBreaker → fallback`: the canonical chain (go-zero DoWithFallback). */
-  standard: <F>(options: StrategyOptions<'standard', { fallback: Answer<F>; retryOn?: (error: unknown) => boolean }>): ConfigPipeline<F> =>
+  /** #4 `timeout → retry → breaker → fallback`: the canonical chain (go-zero DoWithFallback). */
+  standard: <F>(options: StrategyOptions<'standard', { fallback: Answer<F>; retryOn?: (error: unknown) => boolean; concurrency?: Concurrency }>): ConfigPipeline<F> =>
     make<F>('standard', options),
   /** #5 `timeout → circuitBreaker(errorRatio) → retry`: each attempt recorded, no retry into an open circuit (resilience4j's order). */
   guardedRetry: (options: StrategyOptions<'guardedRetry', { retryOn?: (error: unknown) => boolean }> = {}): ConfigPipeline<never> =>
@@ -130,12 +134,12 @@ export const strategies = {
   idempotentRetry: (options: StrategyOptions<'idempotentRetry', { retryOn?: (error: unknown) => boolean; idempotent?: Record<string, unknown> }> = {}): ConfigPipeline<never> =>
     make('idempotentRetry', options),
   /**
-   * #9 a writer, not a pipeline: `deliver(payload)` through `timeout → sreBreaker`, queued durably when that
+   * #9 a writer, not a pipeline: `deliver(payload)` through `timeout → breaker`, queued durably when that
    * fails or is shed, replayed in order per key (seed 003). See {@link writeBehind}.
    */
   writeBehind: <P>(options: WriteBehindOptions<P>): WriteBehind<P> => writeBehind(options),
   /**
-   * #10 `timeout → cache(last good) → sreBreaker → fallbackChain(stale value, ...fallbacks, default)`
+   * #10 `timeout → cache(last good) → breaker → fallbackChain(stale value, ...fallbacks, default)`
    * (seed 002 §3.2).
    */
   fallbackChain: <F = never, D = never>(

@@ -4,11 +4,11 @@ import { executeWith } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { PolicyEvent } from '../../lib/events.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import type { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
 import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
-import type { SreBreakerOptions } from '../sre-breaker/options.js';
 import type { SreBreaker } from '../sre-breaker/sre-breaker.js';
-import type { BreakerRegistryOptions } from './options.js';
+import type { AdaptiveDefaults, BreakerRegistryOptions, SreDefaults } from './options.js';
 import { BreakerRegistry, type AnyBreaker } from './registry.js';
 
 /** Picks a call's breaker key from its context, usually from `ctx.meta`. */
@@ -82,10 +82,11 @@ export function keyedBreaker(
   keyOf: KeyOf,
   options: BreakerRegistry<CircuitBreaker> | (BreakerRegistryOptions & { defaults: CircuitBreakerOptions }),
 ): KeyedBreaker<CircuitBreaker>;
+export function keyedBreaker(keyOf: KeyOf, options: BreakerRegistry<SreBreaker> | (BreakerRegistryOptions & { defaults: SreDefaults })): KeyedBreaker<SreBreaker>;
 export function keyedBreaker(
   keyOf: KeyOf,
-  options?: BreakerRegistry<SreBreaker> | (BreakerRegistryOptions & { defaults?: SreBreakerOptions }),
-): KeyedBreaker<SreBreaker>;
+  options?: BreakerRegistry<AdaptiveBreakerPolicy> | (BreakerRegistryOptions & { defaults?: AdaptiveDefaults }),
+): KeyedBreaker<AdaptiveBreakerPolicy>;
 export function keyedBreaker(keyOf: KeyOf, options?: BreakerRegistry | BreakerRegistryOptions): KeyedBreaker;
 export function keyedBreaker(keyOf: KeyOf, options: BreakerRegistry | BreakerRegistryOptions = {}): KeyedBreaker {
   if (typeof keyOf !== 'function') {

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { clockSchema, nameSchema, positiveMs, randomSchema } from '../../lib/options.js';
+import type { AdaptiveBreakerOptions } from '../adaptive-breaker/options.js';
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import type { SreBreakerOptions } from '../sre-breaker/options.js';
+
+/** SRE options marked as such: a registry given these makes `sreBreaker`s (go-zero's breaker, exactly). */
+export type SreDefaults = SreBreakerOptions & { family: 'sre' };
+/** The default breaker's options, optionally marked as such. */
+export type AdaptiveDefaults = AdaptiveBreakerOptions & { family?: 'adaptive' };
 
 /** True for an object literal (or one made with a null prototype): not an array, a class instance or a function. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -14,13 +20,13 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export const BreakerRegistryOptionsSchema = z
   .object({
     /**
-     * Options of every breaker the registry makes: SRE options, or state-machine options (with `strategy`).
-     * Validated once, at construction, by the breaker's own schema.
-     * @defaultValue `{}` (an SRE breaker with go-zero's defaults)
+     * Options of every breaker the registry makes: the default breaker's (`adaptiveBreaker`), state-machine options
+     * (with `strategy`), or SRE options marked `family: 'sre'`. Validated once, at construction, by the breaker's own schema.
+     * @defaultValue `{}` (the default breaker with its defaults)
      */
     defaults: z
-      .custom<SreBreakerOptions | CircuitBreakerOptions>(isPlainObject, {
-        message: 'expected breaker options (an object of SRE or circuit-breaker options)',
+      .custom<AdaptiveDefaults | SreDefaults | CircuitBreakerOptions>(isPlainObject, {
+        message: "expected breaker options (an object of the default breaker's, circuit-breaker or SRE options)",
       })
       .optional(),
     /**
@@ -41,7 +47,7 @@ export const BreakerRegistryOptionsSchema = z
     name: nameSchema.default('breakers'),
     /** Clock of the breakers (unless `defaults` has one) and of idle tracking. @defaultValue the system clock */
     clock: clockSchema.optional(),
-    /** Random source of SRE breakers (unless `defaults` has one). @defaultValue `Math.random` */
+    /** Random source of the default and SRE breakers (unless `defaults` has one). @defaultValue `Math.random` */
     random: randomSchema.optional(),
   })
   .strict();

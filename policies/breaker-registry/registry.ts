@@ -4,14 +4,16 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
+import { AdaptiveBreakerOptionsSchema } from '../adaptive-breaker/options.js';
 import { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import { CircuitBreakerOptionsSchema, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
-import { SreBreakerOptionsSchema, type SreBreakerOptions } from '../sre-breaker/options.js';
+import { SreBreakerOptionsSchema } from '../sre-breaker/options.js';
 import { SreBreaker } from '../sre-breaker/sre-breaker.js';
-import { BreakerRegistryOptionsSchema, isPlainObject, type BreakerRegistryOptions } from './options.js';
+import { BreakerRegistryOptionsSchema, isPlainObject, type AdaptiveDefaults, type BreakerRegistryOptions, type SreDefaults } from './options.js';
 
 /** Any breaker a registry can hold. */
-export type AnyBreaker = SreBreaker | CircuitBreaker;
+export type AnyBreaker = AdaptiveBreakerPolicy | SreBreaker | CircuitBreaker;
 
 /**
  * One breaker per key (seed 002 §2.4, multi-level breakers: per service,
@@ -39,6 +41,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   readonly clock: Clock;
   private readonly map = new Map<string, B>();
   private readonly events = new EventSource();
+  private readonly adaptive: ReturnType<typeof parseAdaptive> | undefined;
   private readonly sre: ReturnType<typeof parseSre> | undefined;
   private readonly machine: ReturnType<typeof parseMachine> | undefined;
   private oldest: BreakerPolicy | undefined = undefined;
@@ -53,7 +56,12 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
     this.clock = o.clock ?? systemClock;
     const defaults = o.defaults ?? {};
     if ('strategy' in defaults) this.machine = parseMachine({ clock: o.clock, ...defaults });
-    else this.sre = parseSre({ clock: o.clock, random: o.random, ...defaults });
+    else {
+      const { family, ...rest } = defaults;
+      if (family === 'sre') this.sre = parseSre({ clock: o.clock, random: o.random, ...rest });
+      else if (family === undefined || family === 'adaptive') this.adaptive = parseAdaptive({ clock: o.clock, random: o.random, ...rest });
+      else throw new ConfigError('breakerRegistry', [{ path: 'defaults.family', message: "expected 'adaptive' or 'sre'" }]);
+    }
   }
 
   /** Events of every breaker of the registry. */
@@ -110,7 +118,9 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
 
   private make(key: string): B {
     const name = `${this.name}:${key}`;
-    const b = (this.sre !== undefined ? new SreBreaker(this.sre, name) : new CircuitBreaker(this.machine!, name)) as B;
+    const b = (
+      this.adaptive !== undefined ? new AdaptiveBreakerPolicy(this.adaptive, name) : this.sre !== undefined ? new SreBreaker(this.sre, name) : new CircuitBreaker(this.machine!, name)
+    ) as B;
     b.key = key;
     b.ev = this.events;
     return b;
@@ -147,6 +157,10 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   }
 }
 
+function parseAdaptive(input: unknown) {
+  return parseDefaults(AdaptiveBreakerOptionsSchema, input);
+}
+
 function parseSre(input: unknown) {
   return parseDefaults(SreBreakerOptionsSchema, input);
 }
@@ -155,15 +169,16 @@ function parseMachine(input: unknown) {
   return parseDefaults(CircuitBreakerOptionsSchema, input);
 }
 
-function parseDefaults<S extends typeof SreBreakerOptionsSchema | typeof CircuitBreakerOptionsSchema>(schema: S, input: unknown) {
+function parseDefaults<S extends typeof AdaptiveBreakerOptionsSchema | typeof SreBreakerOptionsSchema | typeof CircuitBreakerOptionsSchema>(schema: S, input: unknown) {
   const r = schema.safeParse(input);
   if (!r.success) throw new ConfigError('breakerRegistry', toConfigIssues(r.error, ['defaults']));
   return r.data as import('zod').output<S>;
 }
 
 /**
- * Makes a {@link BreakerRegistry}: SRE breakers by default, state machines
- * when `defaults` has a `strategy`.
+ * Makes a {@link BreakerRegistry}: default breakers (`adaptiveBreaker`) unless
+ * `defaults` has a `strategy` (state machines) or says `family: 'sre'`
+ * (go-zero's SRE breakers).
  *
  * @example
  * ```ts
@@ -172,7 +187,8 @@ function parseDefaults<S extends typeof SreBreakerOptionsSchema | typeof Circuit
  * ```
  */
 export function breakerRegistry(options: BreakerRegistryOptions & { defaults: CircuitBreakerOptions }): BreakerRegistry<CircuitBreaker>;
-export function breakerRegistry(options?: BreakerRegistryOptions & { defaults?: SreBreakerOptions }): BreakerRegistry<SreBreaker>;
+export function breakerRegistry(options: BreakerRegistryOptions & { defaults: SreDefaults }): BreakerRegistry<SreBreaker>;
+export function breakerRegistry(options?: BreakerRegistryOptions & { defaults?: AdaptiveDefaults }): BreakerRegistry<AdaptiveBreakerPolicy>;
 export function breakerRegistry(options?: BreakerRegistryOptions): BreakerRegistry;
 export function breakerRegistry(options: BreakerRegistryOptions = {}): BreakerRegistry {
   return new BreakerRegistry(options);

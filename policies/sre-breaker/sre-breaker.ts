@@ -223,15 +223,3 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
 export function sreBreaker(options: SreBreakerOptions = {}): SreBreaker {
   return new SreBreaker(parseOptions(SreBreakerOptionsSchema, options, 'breaker'));
 }
-
-/**
- * The default breaker: the same as {@link sreBreaker}.
- *
- * @example
- * ```ts
- * const b = breaker();
- * ```
- */
-export function breaker(options: SreBreakerOptions = {}): SreBreaker {
-  return sreBreaker(options);
-}

@@ -7,11 +7,13 @@ import {
   IdempotencyInProgressError,
   IdempotencyKeyMissingError,
   OverloadedError,
+  ConcurrencyLimitedError,
   RateLimitedError,
   TimeoutError,
 } from '../../lib/errors.js';
 import type { OutcomeEvent, OutcomeResult } from '../../lib/events.js';
 import {
+  adaptiveLimiter,
   bulkhead,
   cache,
   chaos,
@@ -74,6 +76,7 @@ describe('thrownOutcome', () => {
       new RateLimitedError('r', 10),
       new BulkheadRejectedError('h'),
       new OverloadedError('s'),
+      new ConcurrencyLimitedError('l', 20),
       new IdempotencyInProgressError('i', 'k'),
     ]) {
       expect(thrownOutcome(shed, undefined)).toBe('rejected');
@@ -242,6 +245,7 @@ const SUBJECTS: readonly Subject[] = [
   { name: 'idempotent', make: (clock) => idempotent({ clock }), options: { key: 'k' }, expected: SAME },
   { name: 'degrade', make: (clock) => degrade({ when: () => false, signals: { cpu: 0 }, to: () => 'degraded', clock }), expected: SAME },
   { name: 'loadShedder', make: (clock) => loadShedder({ cpu: 0, clock }), expected: SAME },
+  { name: 'adaptiveLimiter', make: (clock) => adaptiveLimiter({ clock }), expected: SAME },
 ];
 
 const INNER = Object.keys(SAME) as Inner[];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  adaptiveLimiter,
   breakerRegistry,
   bulkhead,
   cache,
@@ -95,6 +96,15 @@ const rows: [string, Factory, Record<string, unknown>, Record<string, Kind | rea
   ['breakerRegistry', (o) => breakerRegistry(o as never), {}, { defaults: ['x', 1, null], idleMs: 'positive', name: 'name', clock: 'clock', random: 'fn' }],
   ['keyedBreaker', (o) => keyedBreaker(() => 'k', o as never), {}, { idleMs: 'positive', name: 'name' }],
   ['bulkhead', (o) => bulkhead(o as never), { limit: 2 }, { limit: 'int1', queue: 'int0', name: 'name', clock: 'clock' }],
+  [
+    'adaptiveLimiter',
+    (o) => adaptiveLimiter(o as never),
+    {},
+    { algorithm: ['x', 1, null, {}, { kind: 'bbr' }], initialLimit: 'int1', minLimit: 'int1', maxLimit: 'int1', windowMs: 'positive', maxWindowMs: 'positive', minSamples: 'int1', isOverload: 'fn', name: 'name', clock: 'clock' },
+  ],
+  ['adaptiveLimiter gradient', (o) => adaptiveLimiter(o as never), { algorithm: { kind: 'gradient' } }, { 'algorithm.tolerance': [0.5, Number.NaN, Infinity, '2'], 'algorithm.smoothing': [0, 1.5, '0.2'], 'algorithm.queueSize': [-1, Number.NaN, '4'], 'algorithm.backoffRatio': [0.4, 1, '0.9'], 'algorithm.baselineWindows': 'int1' }],
+  ['adaptiveLimiter aimd', (o) => adaptiveLimiter(o as never), { algorithm: { kind: 'aimd' } }, { 'algorithm.backoffRatio': [0.4, 1, '0.9'], 'algorithm.increase': [0, -1, Number.NaN, '1'], 'algorithm.slowMs': 'positive' }],
+  ['adaptiveLimiter vegas', (o) => adaptiveLimiter(o as never), { algorithm: { kind: 'vegas' } }, { 'algorithm.alpha': [-1, Number.NaN, '3'], 'algorithm.beta': [-1, Number.NaN, '6', 2] }],
   ['rateLimiter', (o) => rateLimiter(o as never), { algorithm: { kind: 'tokenBucket', rate: 10 } }, { algorithm: ['x', 1, null, {}, { kind: 'warp' }], name: 'name', clock: 'clock' }],
   ['rateLimiter tokenBucket data', (o) => rateLimiter(o as never), { algorithm: { kind: 'tokenBucket', rate: 10 } }, { 'algorithm.rate': 'perSecond', 'algorithm.burst': 'int1' }],
   ['rateLimiter leakyBucket data', (o) => rateLimiter(o as never), { algorithm: { kind: 'leakyBucket', rate: 10 } }, { 'algorithm.rate': 'perSecond', 'algorithm.capacity': 'int0' }],

@@ -1,5 +1,7 @@
-import { expectAssignable, expectError, expectType } from 'tsd';
+import { expectAssignable, expectError, expectNotAssignable, expectType } from 'tsd';
+import type { z } from 'zod';
 import {
+  adaptiveBreaker,
   breaker,
   breakerRegistry,
   circuitBreaker,
@@ -10,6 +12,9 @@ import {
   retry,
   sreBreaker,
   timeout,
+  type AdaptiveBreakerOptions,
+  type AdaptiveBreakerOptionsSchema,
+  type AdaptiveBreakerPolicy,
   type BreakerRegistry,
   type BreakerState,
   type CircuitBreaker,
@@ -35,12 +40,26 @@ expectAssignable<Policy<never>>(keyedBreaker((ctx) => ctx.meta.host ?? ''));
 
 expectType<SreBreaker>(sreBreaker());
 expectType<Permit>(breaker().allow());
-expectType<'closed' | 'open'>(breaker().state);
+expectType<BreakerState>(breaker().state);
+expectType<'closed' | 'open'>(sreBreaker().state);
+expectType<AdaptiveBreakerPolicy>(breaker());
+expectType<AdaptiveBreakerPolicy>(adaptiveBreaker({ tripMs: 500 }));
+expectType<number>(breaker().stats().admitRatio);
 expectType<BreakerState>(circuitBreaker({ strategy: 'errorCount' }).state);
 expectType<number>(circuitBreaker({ strategy: 'errorCount' }).stats().consecutiveFailures);
 expectType<number>(sreBreaker().stats().workingBuckets);
 expectType<BreakerRegistry<CircuitBreaker>>(breakerRegistry({ defaults: { strategy: 'errorRatio' } }));
-expectType<BreakerRegistry<SreBreaker>>(breakerRegistry());
+expectType<BreakerRegistry<AdaptiveBreakerPolicy>>(breakerRegistry());
+expectType<BreakerRegistry<AdaptiveBreakerPolicy>>(breakerRegistry({ defaults: { tripMs: 500 } }));
+expectType<BreakerRegistry<SreBreaker>>(breakerRegistry({ defaults: { family: 'sre', k: 2 } }));
+
+// The written-out options interface is the schema's input type, both ways.
+declare const written: AdaptiveBreakerOptions;
+declare const parsed: z.input<typeof AdaptiveBreakerOptionsSchema>;
+expectAssignable<z.input<typeof AdaptiveBreakerOptionsSchema>>(written);
+expectAssignable<AdaptiveBreakerOptions>(parsed);
+expectType<Required<AdaptiveBreakerOptions>>({} as Required<z.input<typeof AdaptiveBreakerOptionsSchema>>);
+expectNotAssignable<AdaptiveBreakerOptions>({ minK: 1.1 });
 
 declare const event: PolicyEvent;
 if (event.type === 'stateChange') {
@@ -50,6 +69,9 @@ if (event.type === 'stateChange') {
 if (event.type === 'forcePass') expectType<number>(event.dropRatio);
 
 expectError(breaker({ k: 'high' }));
+expectError(breaker({ tripMs: '250' }));
+expectError(breaker({ minK: 1.1 }));
+expectError(policy().breaker({ probeRatio: 'some' }));
 expectError(sreBreaker({ buckets: '40' }));
 expectError(circuitBreaker({ strategy: 'errorRatio', threshold: 'half' }));
 expectError(circuitBreaker({ strategy: 'errorRatio', slowCallMs: 100 }));

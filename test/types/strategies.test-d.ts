@@ -29,5 +29,8 @@ expectType<Promise<User>>(strategies.budgetedRetry({ budget: shared, backoff: ex
 expectType<Promise<User>>(strategies.budgetedRetry({ budget: sloBudget({ maxRetries: 2 }) }).execute(getUser));
 expectType<Promise<User>>(strategies.budgetedRetry({ budget: { kind: 'token', ratio: 0.2 } }).execute(getUser));
 expectError(strategies.failFast({ backoff: exponential() }));
-expectError(strategies.standard({ budget: shared, fallback: () => null }));
+expectError(strategies.guardedRetry({ budget: shared }));
+expectType<Promise<User | null>>(strategies.standard({ budget: shared, fallback: () => null }).execute(getUser));
+expectType<Promise<User | null>>(strategies.standard({ budget: false, concurrency: false, fallback: () => null }).execute(getUser));
+expectError(strategies.standard({ budget: true, fallback: () => null }));
 expectError(strategies.boundedRetry({ backoff: 'exponential' }));

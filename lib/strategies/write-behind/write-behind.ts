@@ -1,6 +1,6 @@
 import { merge, type Observable } from 'rxjs';
 import { z } from 'zod';
-import { sreBreaker, type SreBreaker } from '../../../policies/sre-breaker/index.js';
+import { adaptiveBreaker, type AdaptiveBreakerPolicy } from '../../../policies/adaptive-breaker/index.js';
 import { timeout } from '../../../policies/timeout/index.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { isBrokenCircuitError } from '../../errors.js';
@@ -28,7 +28,7 @@ export const WriteBehindOptionsSchema = z
     replayIntervalMs: positiveMs.default(1_000),
     /** Writes replayed per round. @defaultValue 100 */
     batch: intAtLeast(1).default(100),
-    /** Options of the SRE breaker in front of `deliver`. */
+    /** Options of the breaker in front of `deliver` (the default breaker's). */
     breaker: z.record(z.string(), z.unknown()).optional(),
     /** @defaultValue `'writeBehind'` */
     name: nameSchema.default('writeBehind'),
@@ -48,7 +48,7 @@ export type WriteResult = { readonly status: 'delivered'; readonly id: string } 
 
 /**
  * Strategy #9 (seed 003, "asynchronous writes as degradation"): a writer, not
- * a pipeline. `write(payload)` delivers through `timeout → sreBreaker`; when
+ * a pipeline. `write(payload)` delivers through `timeout → breaker`; when
  * that fails or is shed, the payload is queued in the store and the call
  * resolves as `queued`. A replayer drains the queue through the same
  * pipeline, in order per key, each write carrying its id as `ctx.key` so the
@@ -58,10 +58,10 @@ export type WriteResult = { readonly status: 'delivered'; readonly id: string } 
 export class WriteBehind<P = unknown> {
   /** The name in events. */
   readonly name: string;
-  /** The delivery pipeline: timeout → sreBreaker. */
+  /** The delivery pipeline: timeout → breaker (the default breaker). */
   readonly pipeline: Pipeline<never>;
   /** The breaker in front of `deliver`. */
-  readonly breaker: SreBreaker;
+  readonly breaker: AdaptiveBreakerPolicy;
   /** Every event: the pipeline's, plus `writeQueued` and `replayed`. */
   readonly events$: Observable<PolicyEvent>;
   private readonly events = new EventSource();
@@ -83,7 +83,7 @@ export class WriteBehind<P = unknown> {
     this.clock = this.o.clock ?? systemClock;
     this.random = this.o.random ?? Math.random;
     this.store = this.o.store ?? memoryWriteQueue();
-    this.breaker = sreBreaker({ ...this.o.breaker, name: `${this.name}.breaker`, clock: this.clock, random: this.random });
+    this.breaker = adaptiveBreaker({ ...this.o.breaker, name: `${this.name}.breaker`, clock: this.clock, random: this.random });
     this.pipeline = pipe(timeout({ ms: this.o.timeoutMs, name: `${this.name}.timeout`, clock: this.clock }), this.breaker);
     this.events$ = merge(this.pipeline.events$, this.events.events$);
     // Writes queued before a restart keep their order: learn their keys, then replay them.

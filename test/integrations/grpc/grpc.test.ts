@@ -1,8 +1,10 @@
 import { status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../lib/errors.js';
+import { ConfigError, isTimeoutError } from '../../../lib/errors.js';
+import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
+import type { PermitSource } from '../../../integrations/shared/permit.js';
 import { TestClock } from '../../../lib/testing.js';
-import { clientInterceptor, isFailureCode, serverInterceptor, SHED_DETAILS } from '../../../integrations/grpc/index.js';
+import { clientInterceptor, isFailureCode, LIMIT_DETAILS, serverInterceptor, SHED_DETAILS } from '../../../integrations/grpc/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { until } from '../helpers/http-server.js';
 import { startUsers, type Running } from './service.js';
@@ -175,5 +177,67 @@ describe('clientInterceptor', () => {
   it('rejects bad options', () => {
     expect(() => clientInterceptor({ source: new TestBreaker() } as never)).toThrow(ConfigError);
     expect(() => serverInterceptor({})).toThrow(/exactly one/);
+  });
+});
+
+/** A permit source that admits everything and keeps what each permit was settled with. */
+function recording(): PermitSource & { ends: unknown[] } {
+  const ends: unknown[] = [];
+  return {
+    name: 'recording',
+    ends,
+    allow: () => ({
+      success: () => void ends.push('success'),
+      failure: (e?: unknown) => void ends.push(e),
+      release: () => void ends.push('release'),
+    }),
+  };
+}
+
+describe('the interceptors with an adaptive concurrency limiter', () => {
+  it('server: calls beyond the limit are answered UNAVAILABLE "concurrency limit reached" without running the handler', async () => {
+    const limiter = adaptiveLimiter({ name: 'users', initialLimit: 1 });
+    running = await startUsers([serverInterceptor({ source: limiter })]);
+    const client = running.client();
+    running.backend.hang = true;
+    const held = running.call(client, {}, { deadline: Date.now() + 2_000 });
+    await until(() => running!.backend.calls === 1);
+    expect(await running.call(client)).toEqual({ code: status.UNAVAILABLE, details: LIMIT_DETAILS });
+    expect(running.backend.calls).toBe(1);
+    expect(limiter.inFlight).toBe(1);
+    running.backend.hang = false;
+    expect((await held).code).toBe(status.DEADLINE_EXCEEDED);
+    await until(() => limiter.inFlight === 0);
+    expect((await running.call(client)).code).toBe(status.OK);
+  });
+
+  it('client: a call beyond the limit is never sent and ends UNAVAILABLE "concurrency limit reached"', async () => {
+    running = await startUsers();
+    const limiter = adaptiveLimiter({ initialLimit: 1 });
+    const client = running.client([clientInterceptor({ target: running.target, source: limiter })]);
+    const permit = limiter.allow();
+    expect(await running.call(client)).toEqual({ code: status.UNAVAILABLE, details: LIMIT_DETAILS });
+    expect(running.backend.calls).toBe(0);
+    permit.release();
+    expect((await running.call(client)).code).toBe(status.OK);
+  });
+
+  it('a passed deadline settles the permit with a TimeoutError, a drop for a limiter, on both sides', async () => {
+    running = await startUsers();
+    const source = recording();
+    const client = running.client([clientInterceptor({ target: running.target, source })]);
+    running.backend.hang = true;
+    expect((await running.call(client, {}, { deadline: Date.now() + 50 })).code).toBe(status.DEADLINE_EXCEEDED);
+    expect(source.ends).toHaveLength(1);
+    expect(isTimeoutError(source.ends[0])).toBe(true);
+    // The server side, on a stand-in call whose deadline has passed when the client cancels.
+    const server = recording();
+    let listener: { onCancel(): void } | undefined;
+    const below = { start: (l: { onCancel(): void }) => void (listener = l), getDeadline: () => Date.now() - 1, sendStatus() {}, startRead() {} };
+    const call = serverInterceptor({ source: server })({ path: '/demo.Users/Get' } as never, below as never);
+    call.start({ onReceiveMetadata() {}, onReceiveMessage() {}, onReceiveHalfClose() {}, onCancel() {} });
+    listener!.onCancel();
+    expect(server.ends).toHaveLength(1);
+    expect(isTimeoutError(server.ends[0])).toBe(true);
   });
 });

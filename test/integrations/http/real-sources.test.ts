@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../../../lib/testing.js';
+import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
 import { bulkhead } from '../../../policies/bulkhead/index.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
 import { loadShedder } from '../../../policies/degrade/index.js';
@@ -122,5 +123,28 @@ describe('the HTTP guards with breakwater policies', () => {
     server = await listen(createServer(protectHandler((_req, res) => res.end('ok'), shedder)));
     expect((await statusOf(server.url))[0]).toBe(200);
     await until(() => shedder.inFlight === 0);
+  });
+
+  it('adaptiveLimiter: a synchronous source of its own; requests beyond its limit get 503 and Retry-After at once', async () => {
+    const limiter = adaptiveLimiter({ name: 'api', initialLimit: 1 });
+    let release: (() => void) | undefined;
+    let calls = 0;
+    server = await listen(
+      createServer(
+        protectHandler((_req, res) => {
+          calls++;
+          if (calls === 1) release = () => res.end('slow');
+          else res.end('ok');
+        }, limiter),
+      ),
+    );
+    const slow = fetch(server.url).then((r) => r.text());
+    await until(() => release !== undefined);
+    expect(await statusOf(server.url)).toEqual([503, '1']);
+    expect(calls).toBe(1);
+    release!();
+    expect(await slow).toBe('slow');
+    await until(() => limiter.inFlight === 0);
+    expect(await statusOf(server.url)).toEqual([200, null]);
   });
 });

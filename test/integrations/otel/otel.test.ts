@@ -13,6 +13,7 @@ import { scriptedTraffic } from '../helpers/traffic.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { TestClock } from '../../../lib/testing.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
+import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
 
 const providers: MeterProvider[] = [];
 afterEach(async () => {
@@ -127,5 +128,24 @@ describe('registerOtelMetrics', () => {
     expect(() => registerOtelMetrics(b, { attributes: { result: 'x' } })).toThrow(ConfigError);
     expect(() => registerOtelMetrics(b, { meter: {} as never })).toThrow(/meter/);
     expect(() => registerOtelMetrics(b, { buckets: [] })).toThrow(/buckets/);
+  });
+
+  it("observes each adaptive limiter's current limit and calls in flight, until disposed", async () => {
+    const limiter = adaptiveLimiter({ name: 'users', initialLimit: 4 });
+    const { meter, collect } = setup();
+    const handle = registerOtelMetrics(limiter, { meter, attributes: { service: 'api' } });
+    const permit = limiter.allow();
+    let m = await collect();
+    expect(points(m.get('breakwater.concurrency.limit'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 4 }]);
+    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 1 }]);
+    permit.success();
+    m = await collect();
+    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 0 }]);
+    handle.dispose();
+    const after = limiter.allow();
+    m = await collect();
+    // the SDK keeps a cumulative gauge's last point; what matters is that it is no longer read
+    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 0 }]);
+    after.release();
   });
 });

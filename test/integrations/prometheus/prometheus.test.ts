@@ -5,6 +5,8 @@ import { EventSource } from '../../../lib/events.js';
 import { registerMetrics } from '../../../integrations/prometheus/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
+import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
+import { policy } from '../../../lib/builder.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
 import { TestClock } from '../../../lib/testing.js';
 
@@ -230,5 +232,31 @@ describe('registerMetrics (prometheus)', () => {
     expect(() => registerMetrics(b, { registry, bogus: 1 } as never)).toThrow(/bogus: unknown option/);
     registerMetrics(b, { registry, labels: { service: 's' } });
     expect(() => registerMetrics(b, { registry })).toThrow(/already registered with labels/);
+  });
+
+  it("publishes each adaptive limiter's current limit and calls in flight, read at each scrape", async () => {
+    const registry = new Registry();
+    const limiter = adaptiveLimiter({ name: 'users', initialLimit: 3 });
+    const pipeline = policy().timeout(1_000).use(limiter);
+    const other = adaptiveLimiter({ name: 'orders', initialLimit: 5 });
+    const a = registerMetrics(pipeline, { registry, labels: { service: 'api' } });
+    const b = registerMetrics(other, { registry, labels: { service: 'api' } });
+    const permits = [limiter.allow(), limiter.allow()];
+    const limit = await metric(registry, 'breakwater_concurrency_limit');
+    expect(limit?.type).toBe('gauge');
+    expect(limit?.values).toEqual([
+      { labels: { policy: 'users', service: 'api' }, value: 3 },
+      { labels: { policy: 'orders', service: 'api' }, value: 5 },
+    ]);
+    expect(value(await metric(registry, 'breakwater_concurrency_in_flight'), { policy: 'users', service: 'api' })).toBe(2);
+    for (const p of permits) p.success();
+    expect(value(await metric(registry, 'breakwater_concurrency_in_flight'), { policy: 'users', service: 'api' })).toBe(0);
+    a.dispose();
+    expect((await metric(registry, 'breakwater_concurrency_limit'))?.values).toEqual([{ labels: { policy: 'orders', service: 'api' }, value: 5 }]);
+    b.dispose();
+    expect(await metric(registry, 'breakwater_concurrency_limit')).toBeUndefined();
+    // No limiter, no limiter metrics.
+    registerMetrics(policy().timeout(10), { registry });
+    expect(await metric(registry, 'breakwater_concurrency_limit')).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { BehaviorSubject, concat, map, of, Subject, throwError } from 'rxjs';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, fromConfig, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
+import { AdaptiveLimiterPolicy, ConfigError, fromConfig, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { rejection, track } from '../../helpers/track.js';
 
@@ -67,6 +67,26 @@ describe('fromConfig', () => {
     // two attempts of 50 ms with 10 ms between; the hedge starts a second round of two after that failure
     expect(await r.settled).toMatchObject({ ok: true, value: 'cached', at: START + 220 });
     expect(calls).toBe(4);
+  });
+
+  it('an adaptiveLimiter entry builds the limiter with its options, its isOverload named in handlers', async () => {
+    const clock = new TestClock(START);
+    const overloaded = new Error('503');
+    const config = { policies: [{ type: 'timeout', ms: 30 }, { type: 'adaptiveLimiter', name: 'users', initialLimit: 4, minSamples: 2, windowMs: 1, isOverload: 'is503' }] };
+    const p = fromConfig(config, { is503: (e: unknown) => e === overloaded }, { clock });
+    const limiter = p.pipeline.policies[1] as AdaptiveLimiterPolicy;
+    expect(limiter).toBeInstanceOf(AdaptiveLimiterPolicy);
+    expect(limiter.stats()).toMatchObject({ limit: 4, inFlight: 0 });
+    for (let i = 0; i < 2; i++) {
+      const r = track(p.execute(() => new Promise((_, reject) => clock.setTimeout(() => reject(overloaded), 5))), clock);
+      await clock.advance(5);
+      await r.settled;
+    }
+    expect(limiter.limit).toBe(3);
+    expect(() => fromConfig(config, {})).toThrow(/policies\[1\]\.isOverload/);
+    expect(() => fromConfig({ policies: [{ type: 'adaptiveLimiter', initialLimit: 500 }] })).toThrow(/policies\[0\]\.initialLimit: must be between minLimit \(1\) and maxLimit \(200\)/);
+    // Its limit is state it learned: an entry that changes is refused, the limiter kept as it is.
+    expect(p.update({ policies: [config.policies[0], { ...config.policies[1], maxLimit: 50 }] })).toBe(false);
   });
 
   it('lists every problem at once, each with its path', () => {

@@ -28,7 +28,8 @@ const crossField: [string, unknown, string][] = [
   ],
   ['strategy: a breaker tuning whose buckets do not divide its window', { strategy: 'guardedRetry', breaker: { windowMs: 1_000, buckets: 3 } }, 'breaker.buckets'],
   ['strategy: a slow-call ratio above 1', { strategy: 'slowCallShield', breaker: { threshold: 2 } }, 'breaker.threshold'],
-  ['strategy: an SRE tuning with k below minK', { strategy: 'failFast', breaker: { k: 1.05 } }, 'breaker.k'],
+  ['strategy: a default-breaker tuning whose buckets do not divide its window', { strategy: 'failFast', breaker: { windowMs: 1_000, buckets: 3 } }, 'breaker.buckets'],
+  ['keyedBreaker: SRE defaults with k below minK', { policies: [{ type: 'keyedBreaker', metaKey: 'm', defaults: { family: 'sre', k: 1.05 } }] }, 'policies[0].defaults.k'],
   ['strategy: a consecutive-failures tuning whose buckets do not divide its window', { strategy: 'errorCountTrip', defaultValue: null, breaker: { windowMs: 1_000, buckets: 3 } }, 'breaker.buckets'],
   ['writeBehind: a breaker whose buckets do not divide its window', { strategy: 'writeBehind', deliver: 'deliver', breaker: { windowMs: 1_000, buckets: 3 } }, 'breaker.buckets'],
 ];

@@ -9,7 +9,7 @@ describe('strategies as config', () => {
     const a = fromConfig({ strategy: 'standard', timeoutMs: 300, fallback: 'guest' }, { guest: () => null });
     const b = strategies.standard({ timeoutMs: 300, fallback: () => null });
     expect(a.pipeline.policies.map((p) => p.constructor.name)).toEqual(b.pipeline.policies.map((p) => p.constructor.name));
-    expect(a.pipeline.policies.map((p) => p.constructor.name)).toEqual(['TimeoutPolicy', 'RetryPolicy', 'SreBreaker', 'FallbackPolicy']);
+    expect(a.pipeline.policies.map((p) => p.constructor.name)).toEqual(['TimeoutPolicy', 'AdaptiveLimiterPolicy', 'RetryPolicy', 'AdaptiveBreakerPolicy', 'FallbackPolicy']);
   });
 
   it('validates strategy options with paths, all at once', () => {

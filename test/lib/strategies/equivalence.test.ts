@@ -71,7 +71,7 @@ describe('each strategy equals its written-out builder chain', () => {
   it('failFast', async () => {
     await same(
       (clock, random) => strategies.failFast({ timeoutMs: 100, clock, random }),
-      (clock, random) => policy({ clock, random }).timeout(100).sreBreaker(),
+      (clock, random) => policy({ clock, random }).timeout(100).breaker(),
     );
   });
 
@@ -103,7 +103,7 @@ describe('each strategy equals its written-out builder chain', () => {
         policy({ clock, random })
           .timeout(50)
           .retry({ maxAttempts: 2, backoff: constant(10) })
-          .sreBreaker()
+          .breaker()
           .fallback(() => 'fallback'),
     );
     expect(x.results.some((r) => r.startsWith('ok:fallback'))).toBe(true);
@@ -162,7 +162,7 @@ describe('each strategy equals its written-out builder chain', () => {
         return policy({ clock, random })
           .timeout(50)
           .use(snapshot)
-          .sreBreaker()
+          .breaker()
           .fallbackChain(staleFallback(snapshot), () => Promise.reject(new Error('replica down')), () => 'default');
       },
     );

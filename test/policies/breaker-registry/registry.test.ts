@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AdaptiveBreakerPolicy,
   BrokenCircuitError,
   breakerRegistry,
   CircuitBreaker,
@@ -23,7 +24,25 @@ describe('breakerRegistry', () => {
     expect(r.get('b')).not.toBe(a);
     expect(a.name).toBe('breakers:a');
     expect(r.size).toBe(2);
-    expect(breakerRegistry({ clock }).get('x')).toBeInstanceOf(SreBreaker);
+    expect(breakerRegistry({ clock }).get('x')).toBeInstanceOf(AdaptiveBreakerPolicy);
+    expect(breakerRegistry({ defaults: { tripMs: 500 }, clock }).get('x')).toBeInstanceOf(AdaptiveBreakerPolicy);
+    expect(breakerRegistry({ defaults: { family: 'adaptive' }, clock }).get('x')).toBeInstanceOf(AdaptiveBreakerPolicy);
+    expect(breakerRegistry({ defaults: { family: 'sre', k: 2 }, clock }).get('x')).toBeInstanceOf(SreBreaker);
+  });
+
+  it("refuses an unknown family, and SRE-only options without family: 'sre'", () => {
+    const paths = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).issues.map((i) => i.path);
+      }
+      return [];
+    };
+    expect(paths(() => breakerRegistry({ defaults: { family: 'gobreaker' } as never }))).toEqual(['defaults.family']);
+    expect(paths(() => breakerRegistry({ defaults: { minK: 1.2 } as never }))).toEqual(['defaults.minK']);
+    expect(paths(() => keyedBreaker((ctx) => ctx.meta.host ?? '', { defaults: { family: 'sre', tripMs: 5 } as never }))).toEqual(['defaults.tripMs']);
   });
 
   it('drops breakers idle for longer than idleMs, lazily, least recently used first', async () => {
@@ -113,7 +132,7 @@ describe('breakerRegistry', () => {
 
   it('keeps an SRE breaker, or a closed state machine, while its window still holds a record', async () => {
     const clock = new TestClock(T0);
-    const sre = breakerRegistry({ defaults: { windowMs: 10_000 }, idleMs: 1_000, clock, random: scriptedRandom() });
+    const sre = breakerRegistry({ defaults: { family: 'sre', windowMs: 10_000 }, idleMs: 1_000, clock, random: scriptedRandom() });
     const machine = breakerRegistry({ defaults: { strategy: 'errorRatio', windowMs: 10_000 }, idleMs: 1_000, clock });
     const s = sre.get('a');
     const m = machine.get('a');
@@ -162,7 +181,7 @@ describe('breakerRegistry', () => {
       expect(pathsOf(() => keyedBreaker(keyOf, options as never))).toEqual(['']);
       expect(pathsOf(() => breakerRegistry(options as never))).toEqual(['']);
     }
-    expect(keyedBreaker(keyOf, { defaults: Object.create(null) as object }).get('k')).toBeInstanceOf(SreBreaker);
+    expect(keyedBreaker(keyOf, { defaults: Object.create(null) as object }).get('k')).toBeInstanceOf(AdaptiveBreakerPolicy);
   });
 
   it('stays cheap for many keys', () => {
@@ -219,7 +238,7 @@ describe('breakerRegistry bookkeeping', () => {
     expect(r.delete('c')).toBe(true);
     expect(r.delete('c')).toBe(false);
     expect([...r.keys()]).toEqual(['b', 'a']);
-    expect(r.peek('b')).toBeInstanceOf(SreBreaker);
+    expect(r.peek('b')).toBeInstanceOf(AdaptiveBreakerPolicy);
     expect([...r.keys()]).toEqual(['b', 'a']); // peek does not touch
   });
 });

@@ -102,7 +102,7 @@ describe('lib/config/from-config.ts: hot reload', () => {
         type: 'configRejected',
         policy: 'failFast',
         reason: 'structure',
-        issues: [{ path: 'policies', message: 'structure changed from "failFast: timeout → sreBreaker" to "timeout → sreBreaker"' }],
+        issues: [{ path: 'policies', message: 'structure changed from "failFast: timeout → adaptiveBreaker" to "timeout → sreBreaker"' }],
       },
     ]);
   });
@@ -237,7 +237,7 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
     expect(b.config[1]).toMatchObject({ budget: { kind: 'token', ratio: 0.1, minPerSecond: 10, windowMs: 10_000 } });
     expect(ms(b, 0)).toBe(1_000);
     const s = fromConfig({ strategy: 'standard', fallback: 'f' }, f);
-    expect(names(s)).toEqual(['timeout', 'retry', 'breaker', 'fallback']);
+    expect(names(s)).toEqual(['timeout', 'adaptiveLimiter', 'retry', 'breaker', 'fallback']);
     expect(ms(s, 0)).toBe(1_000);
     const g = fromConfig({ strategy: 'guardedRetry' });
     expect(names(g)).toEqual(['timeout', 'circuitBreaker', 'retry']);
@@ -292,7 +292,7 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
     expect(issuesOf(() => fromConfig({ strategy: 'slowCallShield', timeoutMs: 2_000, slowCallMs: 200, breaker: { threshold: 2 } }))).toEqual([
       { path: 'breaker.threshold', message: 'expected a ratio in [0, 1]' },
     ]);
-    expect(issuesOf(() => fromConfig({ strategy: 'failFast', breaker: { k: 0.1 } }))).toEqual([{ path: 'breaker.k', message: 'must be >= minK (1.1)' }]);
+    expect(issuesOf(() => fromConfig({ strategy: 'failFast', breaker: { windowMs: 1_000, buckets: 3 } }))).toEqual([{ path: 'breaker.buckets', message: 'must divide windowMs (1000) into whole milliseconds' }]);
   });
 
   it('a rule a policy factory checks is reported under the entry path, and the pipeline keeps the env clock', () => {
@@ -871,7 +871,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
     const clock = new TestClock(T0);
     let up = false;
     const got: number[] = [];
-    const w = writeBehind<number>({ deliver: (n) => (up ? void got.push(n) : down()), batch: 2, replayIntervalMs: 10, breaker: { protection: 1_000 }, clock });
+    const w = writeBehind<number>({ deliver: (n) => (up ? void got.push(n) : down()), batch: 2, replayIntervalMs: 10, breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
     for (let n = 1; n <= 5; n++) await w.write(n, { key: `k${n}` });
     up = true;
     await clock.advance(10);
@@ -887,7 +887,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
     const clock = new TestClock(T0);
     let up = false;
     const got: number[] = [];
-    const w = writeBehind<number>({ deliver: (n) => (up ? void got.push(n) : down()), keyOf: () => 'a', batch: 1, replayIntervalMs: 10, breaker: { protection: 1_000 }, clock });
+    const w = writeBehind<number>({ deliver: (n) => (up ? void got.push(n) : down()), keyOf: () => 'a', batch: 1, replayIntervalMs: 10, breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
     for (let n = 1; n <= 3; n++) await w.write(n);
     up = true;
     await clock.advance(10);
@@ -909,7 +909,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
       deliver: (s) => (up && s !== 'a1' ? void got.push(s) : down()),
       keyOf: (s) => s[0]!,
       replayIntervalMs: 10,
-      breaker: { protection: 1_000 },
+      breaker: { protection: 1_000, tripFailures: 1_000 },
       clock,
     });
     for (const s of ['a1', 'a2', 'b1']) await w.write(s);
@@ -930,7 +930,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
       },
       keyOf: (s) => s,
       replayIntervalMs: 10,
-      breaker: { protection: 1_000 },
+      breaker: { protection: 1_000, tripFailures: 1_000 },
       clock,
     });
     for (const s of ['a', 'b', 'c']) await w.write(s);
@@ -944,7 +944,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
     const clock = new TestClock(T0);
     let up = false;
     const got: string[] = [];
-    const w = writeBehind<string>({ deliver: (s) => (up ? void got.push(s) : down()), keyOf: (s) => s, replayIntervalMs: 60_000, breaker: { protection: 1_000 }, clock });
+    const w = writeBehind<string>({ deliver: (s) => (up ? void got.push(s) : down()), keyOf: (s) => s, replayIntervalMs: 60_000, breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
     await w.write('a');
     up = true;
     await w.write('b');
@@ -956,7 +956,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
   it('an aborted write throws instead of queueing; a closed writer schedules nothing', async () => {
     const { writeBehind } = await import('../../../lib/index.js');
     const clock = new TestClock(T0);
-    const w = writeBehind<string>({ deliver: () => down(), breaker: { protection: 1_000 }, clock });
+    const w = writeBehind<string>({ deliver: () => down(), breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
     const ac = new AbortController();
     ac.abort(new Error('gone'));
     await expect(w.write('x', { signal: ac.signal })).rejects.toBe(ac.signal.reason);

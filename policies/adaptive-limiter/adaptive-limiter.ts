@@ -1,0 +1,238 @@
+import type { Observable } from 'rxjs';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { Context, executeWith, hardAborted, runNext } from '../../lib/context.js';
+import { ConcurrencyLimitedError } from '../../lib/errors.js';
+import { EventSource, type LimitChangeReason, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import { judge } from '../../lib/judge.js';
+import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { algorithmOf, type LimitAlgorithm, type WindowFigures } from './algorithms.js';
+import { ANSWERED, DROPPED, IGNORED, LimitedCall, LimiterPermit, type LimiterCore, type Measure } from './call.js';
+import { AdaptiveLimiterOptionsSchema, type AdaptiveLimiterOptions } from './options.js';
+import { Sampler } from './sampler.js';
+
+/** Answers faster than this many ms are not measured. */
+const MIN_RTT_MS = 1;
+
+/** What {@link AdaptiveLimiterPolicy.stats} reports. */
+export interface AdaptiveLimiterStats {
+  /** Calls admitted at once now. */
+  readonly limit: number;
+  /** Calls in flight now (their operations not yet settled). */
+  readonly inFlight: number;
+  /** Mean response time of the last window's answered calls, in ms; `undefined` before the first window. */
+  readonly rttMs: number | undefined;
+  /** The no-load response time the algorithm compares with, in ms; `undefined` for AIMD and before the first window. */
+  readonly baselineMs: number | undefined;
+  /** True while the limit doubles per window instead of growing by a step (no queueing seen since the start or the floor). */
+  readonly slowStart: boolean;
+}
+
+/**
+ * An adaptive concurrency limiter: admits as many calls at once as the
+ * dependency answers without queueing, and sheds the rest at once with
+ * `ConcurrencyLimitedError` (never retried, never counted by a breaker,
+ * answered by a fallback). The limit moves once per sampling window by one
+ * of three algorithms (Netflix concurrency-limits' Gradient2, AIMD, Vegas);
+ * timeouts lower it, response times near the no-load baseline raise it,
+ * doubling per window until the first sign of queueing (TCP's slow start).
+ *
+ * Place it under the retry, around the per-attempt timeout, so each attempt
+ * holds a slot and a timed-out attempt is a drop:
+ * `policy().timeout(300).adaptiveLimit().retry().breaker().fallback(f)`.
+ * `allow()` gives the same limit to servers (the HTTP guards, the gRPC
+ * interceptor).
+ *
+ * @example
+ * ```ts
+ * const limiter = adaptiveLimiter();
+ * await limiter.execute((ctx) => fetch(url, { signal: ctx.signal }));
+ * ```
+ */
+export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
+  declare readonly [ANSWER]?: () => never;
+  readonly name: string;
+  readonly events$: Observable<PolicyEvent>;
+  /** The clock the windows run on. */
+  readonly clock: Clock;
+  private readonly events = new EventSource();
+  private readonly algorithm: LimitAlgorithm;
+  private readonly sampler: Sampler;
+  private readonly initialLimit: number;
+  private readonly minLimit: number;
+  private readonly maxLimit: number;
+  private readonly isOverload: ((error: unknown) => boolean) | undefined;
+  /** The limit as the algorithm keeps it, fractional; calls are admitted against its integer part. */
+  private estimate: number;
+  private admitted: number;
+  private flying = 0;
+  private slowStart = true;
+  private lastRtt: number | undefined = undefined;
+
+  constructor(options: AdaptiveLimiterOptions = {}) {
+    const o = parseOptions(AdaptiveLimiterOptionsSchema, options, 'adaptiveLimiter');
+    this.name = o.name;
+    this.clock = o.clock ?? systemClock;
+    this.algorithm = algorithmOf(o.algorithm);
+    this.sampler = new Sampler(o.windowMs, o.maxWindowMs, o.minSamples, this.clock.now());
+    this.initialLimit = o.initialLimit;
+    this.minLimit = o.minLimit;
+    this.maxLimit = o.maxLimit;
+    this.isOverload = o.isOverload;
+    this.estimate = this.admitted = o.initialLimit;
+    this.events$ = this.events.events$;
+  }
+
+  /** Calls admitted at once now. */
+  get limit(): number {
+    return this.admitted;
+  }
+
+  /** Calls in flight now. */
+  get inFlight(): number {
+    return this.flying;
+  }
+
+  /** The limit, the calls in flight and the figures the limit was last moved on. */
+  stats(): AdaptiveLimiterStats {
+    return { limit: this.admitted, inFlight: this.flying, rttMs: this.lastRtt, baselineMs: this.algorithm.baselineMs, slowStart: this.slowStart };
+  }
+
+  /**
+   * Admits a call now, or throws `ConcurrencyLimitedError` when as many are
+   * in flight as the limit: the synchronous admission the gRPC interceptor
+   * and the HTTP guards use. Settle the permit once.
+   */
+  allow(): LimiterPermit {
+    const start = this.clock.now();
+    if (this.flying >= this.admitted) throw this.shed();
+    return new LimiterPermit(this, start, ++this.flying);
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+    // A call its caller (or an aggressive deadline) already gave up takes no slot and measures nothing.
+    if (hardAborted(ctx)) return Promise.reject(ctx instanceof Context && ctx.scope !== undefined ? ctx.scope.reason : ctx.signal.reason);
+    if (this.flying >= this.admitted) return Promise.reject(this.shed());
+    // Read whether or not anyone listens: the start is the response time's too.
+    const start = this.clock.now();
+    const call = new LimitedCall<R>(this, op, start, ++this.flying, ctx);
+    let p: Promise<R>;
+    try {
+      p = runNext(call.op, ctx, next);
+    } catch (error) {
+      p = Promise.reject(error);
+    }
+    p.then(call.ok, call.err);
+    return p;
+  }
+
+  /** Back to the initial limit, in slow start, with nothing measured; calls in flight keep their slots. */
+  reset(): void {
+    const from = this.admitted;
+    this.algorithm.reset();
+    this.sampler.clear(this.clock.now());
+    this.slowStart = true;
+    this.lastRtt = undefined;
+    this.estimate = this.admitted = this.initialLimit;
+    if (from !== this.admitted && this.events.observed) {
+      this.events.emit({ type: 'limitChanged', policy: this.name, from, to: this.admitted, reason: 'reset', rttMs: undefined, baselineMs: undefined, maxInFlight: 0, samples: 0, drops: 0 });
+    }
+  }
+
+  /** @internal @hidden */
+  measureOf(error: unknown, at: ExecutionContext | undefined): Measure {
+    const result = thrownOutcome(error, at);
+    if (result === 'timeout') return DROPPED;
+    if (result === 'failure' && this.isOverload !== undefined && judge(this.isOverload, error)) return DROPPED;
+    return IGNORED;
+  }
+
+  /** @internal @hidden */
+  settle(start: number, inFlight: number, measure: Measure, error: unknown, result: OutcomeResult): void {
+    const now = this.clock.now();
+    const rtt = now - start;
+    // An answer within the clock's resolution says nothing of queueing, and a zero baseline would make any later answer look infinitely slow (Netflix's minRttThreshold).
+    if (measure === DROPPED || (measure === ANSWERED && rtt >= MIN_RTT_MS)) {
+      const slow = this.algorithm.slowMs;
+      const window = this.sampler.add(now, rtt, inFlight, measure === DROPPED || (slow !== undefined && rtt > slow));
+      if (window !== undefined) {
+        this.move(window);
+        this.sampler.clear(now);
+      }
+    }
+    if (this.events.observed) this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: now - start, error });
+  }
+
+  /** @internal @hidden */
+  release(): void {
+    this.flying--;
+  }
+
+  /** Moves the limit at the end of a window. */
+  private move(w: WindowFigures): void {
+    if (w.rttMs !== undefined) this.lastRtt = w.rttMs;
+    const from = this.estimate;
+    const atFloor = from <= this.minLimit;
+    const m = this.algorithm.next(from, w, atFloor);
+    let to = m.limit;
+    let reason: LimitChangeReason | 'hold' = m.reason;
+    if (m.queueing) this.slowStart = false;
+    else if (reason === 'increase' && this.slowStart && w.maxInFlight >= this.admitted && 2 * from > to) {
+      to = 2 * from;
+      reason = 'slowStart';
+    }
+    to = Math.min(this.maxLimit, Math.max(this.minLimit, to));
+    // At the floor the limiter knows nothing of the capacity any more: find it again as at the start (TCP after a timeout).
+    if (to <= this.minLimit) this.slowStart = true;
+    this.estimate = to;
+    const limit = Math.floor(to);
+    if (limit === this.admitted) return;
+    const previous = this.admitted;
+    this.admitted = limit;
+    if (this.events.observed && reason !== 'hold') {
+      this.events.emit({
+        type: 'limitChanged',
+        policy: this.name,
+        from: previous,
+        to: limit,
+        reason,
+        rttMs: w.rttMs,
+        baselineMs: this.algorithm.baselineMs,
+        maxInFlight: w.maxInFlight,
+        samples: w.samples,
+        drops: w.drops,
+      });
+    }
+  }
+
+  /** Reports a shed call and makes its error. */
+  private shed(): ConcurrencyLimitedError {
+    const retryAfterMs = this.lastRtt === undefined ? undefined : Math.ceil(this.lastRtt);
+    const error = new ConcurrencyLimitedError(this.name, this.admitted, retryAfterMs);
+    if (this.events.observed) {
+      this.events.emit({ type: 'rejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      // Shed at admission: no time passed.
+      this.events.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0, error });
+    }
+    return error;
+  }
+}
+
+/**
+ * Makes an {@link AdaptiveLimiterPolicy}: Gradient2 by default, starting at
+ * 20 calls at once, between 1 and 200, moved once per window of at least
+ * 100 ms and 10 calls.
+ *
+ * @example
+ * ```ts
+ * const p = policy().timeout(300).adaptiveLimit().retry({ maxAttempts: 3 }).fallback(() => null);
+ * ```
+ */
+export function adaptiveLimiter(options: AdaptiveLimiterOptions = {}): AdaptiveLimiterPolicy {
+  return new AdaptiveLimiterPolicy(options);
+}
