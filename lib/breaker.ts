@@ -1,6 +1,6 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Clock } from './clock.js';
-import { Context, executeWith, runNext } from './context.js';
+import { Context, EMPTY_META, executeWith, runNext } from './context.js';
 import { isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
 import { EventSource, type BreakerState, type OutcomeResult, type PolicyEvent, type StateChangeReason } from './events.js';
 import { judge } from './judge.js';
@@ -87,11 +87,15 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
 
   /** Runs `op` through the breaker. */
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    // Without options, straight in: executeWith's call into [RUN] is shared by every kind of policy.
+    if (options === undefined) return this[RUN](op, new Context(this.clock, undefined, undefined, 1, undefined, EMPTY_META), undefined);
     return executeWith(this, op, options, this.clock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
-    if (abortedHard(ctx)) return Promise.reject(ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason);
+    // A call nothing can cancel (no scope) whose innermost policy this is runs the operation itself below.
+    const bare = ctx instanceof Context && ctx.scope === undefined;
+    if (!bare && abortedHard(ctx)) return Promise.reject(ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason);
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
     let token: number;
@@ -102,21 +106,20 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     }
     let inner: Promise<R>;
     try {
-      inner = runNext(op, ctx, next);
+      // What runNext would do, without its checks.
+      inner = bare && next === undefined ? Promise.resolve(op(ctx)) : runNext(op, ctx, next);
     } catch (error) {
       inner = Promise.reject(error);
     }
     // Handlers on the inner promise, not an async frame: the success path costs one reaction.
     return inner.then(
-      (value) => this.settled(token, start, value),
+      (value) => {
+        if (this.handleResult !== undefined && judge(this.handleResult, value)) this.finish(token, start, FAILURE, 'failure', value);
+        else this.finish(token, start, SUCCESS, 'success', undefined);
+        return value;
+      },
       (error: unknown) => this.failed(token, start, error, ctx),
     );
-  }
-
-  private settled<R>(token: number, start: number, value: R): R {
-    if (this.handleResult !== undefined && judge(this.handleResult, value)) this.finish(token, start, FAILURE, 'failure', value);
-    else this.finish(token, start, SUCCESS, 'success', undefined);
-    return value;
   }
 
   private failed(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
@@ -165,9 +168,9 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   private finish(token: number, start: number, verdict: Verdict, result: OutcomeResult, error: unknown): void {
     let now = NaN;
     if (verdict === RELEASE) this.release(token, start);
-    else this.record(token, start, (now = this.clock.now()), verdict);
+    else now = this.record(token, start, verdict);
     if (this.observed) {
-      // One clock read serves the window and the event.
+      // One clock read serves the window and the event, when the breaker read one.
       const durationMs = (now === now ? now : this.clock.now()) - start;
       this.ev!.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
     }
@@ -179,8 +182,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
    * call's clock time, read once for the window and the outcome's duration.
    */
   protected abstract admit(start: number): number;
-  /** Records an admitted call's outcome at clock time `now`. */
-  protected abstract record(token: number, start: number, now: number, verdict: Verdict): void;
+  /** Records an admitted call's outcome; returns the clock time it read for it, or NaN when it read none. */
+  protected abstract record(token: number, start: number, verdict: Verdict): number;
   /** An admitted call (started at clock time `start`) ends recording nothing. */
   protected abstract release(token: number, start: number): void;
   /** The first isolation began: force open. */

@@ -38,6 +38,11 @@ export class RollingWindow {
   v2 = 0;
   /** Per-bucket counts, `[c0, c1, c2]` at `(i % size) * 3`; made on first need. */
   counts: Uint32Array | undefined = undefined;
+  /** Where the head bucket's counts start in `counts`: `(head % size) * 3`. */
+  slot = 0;
+  /** The last clock time {@link indexAt} computed, and its bucket before clamping (clock times repeat within a millisecond). */
+  private at = NaN;
+  private atIndex = 0;
 
   /**
    * @param size number of buckets in the window (>= 1)
@@ -52,8 +57,13 @@ export class RollingWindow {
 
   /** The absolute bucket index `now` falls in, never before the head (a clock that steps back records into the head). */
   indexAt(now: number): number {
-    let i = Math.floor((now - this.origin) / this.bucketMs);
-    if (i < 0) i = 0;
+    let i = this.atIndex;
+    if (now !== this.at) {
+      i = Math.floor((now - this.origin) / this.bucketMs);
+      if (i < 0) i = 0;
+      this.at = now;
+      this.atIndex = i;
+    }
     return i > this.head ? i : this.head;
   }
 
@@ -63,7 +73,7 @@ export class RollingWindow {
     if (i !== this.head) this.roll(i);
     const c = this.counts;
     if (c !== undefined) {
-      const j = (i % this.size) * 3;
+      const j = this.slot;
       c[j] = c[j]! + d0;
       c[j + 1] = c[j + 1]! + d1;
       c[j + 2] = c[j + 2]! + d2;
@@ -149,6 +159,7 @@ export class RollingWindow {
       }
     }
     this.head = i;
+    this.slot = (i % this.size) * 3;
   }
 }
 
@@ -213,6 +224,7 @@ export function snapshotWindow(w: RollingWindow): WindowSnapshot {
 export function restoreWindow(s: WindowSnapshot): RollingWindow {
   const w = new RollingWindow(s.size, s.bucketMs, s.origin);
   w.head = s.head;
+  if (s.head >= 0) w.slot = (s.head % s.size) * 3;
   w.s0 = s.sums[0];
   w.s1 = s.sums[1];
   w.s2 = s.sums[2];

@@ -61,6 +61,15 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
   private unanswered = 0;
   private firstUnansweredAt = 0;
   private lastAnswerAt = -Infinity;
+  /** The breaker's last clock reading on the call path (admission or a timed outcome). */
+  private latest = -Infinity;
+  /**
+   * The last timed success: its duration (whole ms) and its clock time. Closed,
+   * a success less than a bucket after it is not timed (docs/breakers.md,
+   * "Clock reads"); -Infinity times the next one.
+   */
+  private heldMs = 0;
+  private timedAt = -Infinity;
 
   /** Takes options already validated by {@link AdaptiveBreakerOptionsSchema}; use {@link adaptiveBreaker}. */
   constructor(o: ResolvedAdaptiveBreakerOptions, name = o.name) {
@@ -78,6 +87,10 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
       this.successShareBeforeRun = s.successShareBeforeRun;
       this.lastSuccessAt = s.lastSuccessAt ?? -Infinity;
       this.lastPass = s.lastPass ?? NaN;
+      if (s.timed != null) {
+        this.heldMs = s.timed.ms;
+        this.timedAt = s.timed.at;
+      }
       if (s.isolated) this.isolations = 1;
     }
   }
@@ -105,6 +118,7 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
       lastSuccessAt: Number.isFinite(this.lastSuccessAt) ? this.lastSuccessAt : null,
       lastPass: Number.isFinite(this.lastPass) ? this.lastPass : null,
       window: snapshotWindow(this.window),
+      timed: Number.isFinite(this.timedAt) ? { at: this.timedAt, ms: this.heldMs } : null,
     };
   }
 
@@ -160,9 +174,9 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
   }
 
   protected admit(start: number): number {
+    this.latest = start;
     if (this.isolations > 0) this.shed(new BrokenCircuitError(this.name), undefined);
     const o = this.o;
-    const w = this.window;
     // A stalled dependency: more than `tripFailures` calls went out (admitted, not shed) and nothing at all came back.
     if (this.current !== 'open' && this.unanswered >= o.tripFailures && start - this.firstUnansweredAt > o.tripMs && this.stalled(start)) {
       this.trip(start, 'stalled', start - this.firstUnansweredAt);
@@ -196,31 +210,56 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     return this.pass(start, state === 'open' ? 1 - o.probeRatio : 1 - this.admitRatio);
   }
 
-  protected record(token: number, start: number, now: number, verdict: Verdict): void {
-    // Any outcome, from any generation, is an answer: the dependency is not stalled.
+  protected record(token: number, start: number, verdict: Verdict): number {
+    // Closed, a success within a bucket of the last timed one needs no clock: it is counted at the breaker's last
+    // reading (this call's start or later) with the last measured duration.
+    const sinceTimed = this.latest - this.timedAt;
+    if (verdict === SUCCESS && token === this.generation && this.current === 'closed' && sinceTimed >= 0 && sinceTimed < this.window.bucketMs) {
+      this.answered(this.latest);
+      this.recordSuccess(this.latest, this.heldMs);
+      return NaN;
+    }
+    const now = (this.latest = this.clock.now());
+    this.answered(now);
+    // An outcome of a call admitted before a transition says nothing about the dependency now (gobreaker's generations).
+    if (token !== this.generation) return now;
+    if (verdict === SUCCESS) {
+      this.heldMs = durationMs(start, now);
+      this.timedAt = now;
+      this.recordSuccess(now, this.heldMs);
+    } else this.recordFailure(now);
+    return now;
+  }
+
+  /** Any outcome, from any generation, is an answer: the dependency is not stalled. */
+  private answered(now: number): void {
     this.lastAnswerAt = now;
     this.unanswered = 0;
-    // An outcome of a call admitted before a transition says nothing about the dependency now (gobreaker's generations).
-    if (token !== this.generation) return;
+  }
+
+  /** Records a success at `now` that took `ms`, and ramps back when not closed. */
+  private recordSuccess(now: number, ms: number): void {
     const o = this.o;
-    if (verdict === SUCCESS) {
-      this.window.add(now, 1, 0, durationMs(start, now));
-      this.successShare += (1 - this.successShare) * SHARE_WEIGHT;
-      this.successShareBeforeRun = this.successShare;
-      this.failuresInRow = 0;
-      this.lastSuccessAt = now;
-      if (this.current === 'open') {
-        // The ramp starts with a clean slate: the outage's failures say nothing about chance runs from here on.
-        this.successShare = this.successShareBeforeRun = 1;
-        this.admitRatio = Math.min(1, o.probeRatio * o.rampFactor);
-        this.enter('half-open', 'probeSucceeded', this.admitRatio);
-        if (this.admitRatio >= 1) this.toClosed('probesSucceeded', 1);
-      } else if (this.current === 'half-open') {
-        this.admitRatio = Math.min(1, this.admitRatio * o.rampFactor);
-        if (this.admitRatio >= 1) this.toClosed('probesSucceeded', 1);
-      }
-      return;
+    this.window.add(now, 1, 0, ms);
+    this.successShare += (1 - this.successShare) * SHARE_WEIGHT;
+    this.successShareBeforeRun = this.successShare;
+    this.failuresInRow = 0;
+    this.lastSuccessAt = now;
+    if (this.current === 'open') {
+      // The ramp starts with a clean slate: the outage's failures say nothing about chance runs from here on.
+      this.successShare = this.successShareBeforeRun = 1;
+      this.admitRatio = Math.min(1, o.probeRatio * o.rampFactor);
+      this.enter('half-open', 'probeSucceeded', this.admitRatio);
+      if (this.admitRatio >= 1) this.toClosed('probesSucceeded', 1);
+    } else if (this.current === 'half-open') {
+      this.admitRatio = Math.min(1, this.admitRatio * o.rampFactor);
+      if (this.admitRatio >= 1) this.toClosed('probesSucceeded', 1);
     }
+  }
+
+  /** Records a failure at `now`, and trips on a run longer than chance explains. */
+  private recordFailure(now: number): void {
+    const o = this.o;
     this.window.add(now, 0, 1, 0);
     this.successShare -= this.successShare * SHARE_WEIGHT;
     const run = ++this.failuresInRow;
@@ -297,6 +336,8 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     const from = this.current;
     this.current = state;
     this.generation++;
+    // The dependency may answer at another pace from here on: time the next success.
+    this.timedAt = -Infinity;
     this.transition(from, state, reason, figure);
   }
 }

@@ -29,6 +29,15 @@ export const AdaptiveBreakerSnapshotSchema = z
     lastPass: z.number({ message: 'expected a finite clock time or null' }).nullable(),
     /** The statistics window: successes, failures and the summed duration of the successes (ms) per bucket. */
     window: windowSnapshotSchema,
+    /** The last timed success: its clock time and duration (whole ms); `null` or absent: the next success is timed. */
+    timed: z
+      .object({
+        at: z.number({ message: 'expected a finite clock time' }),
+        ms: intSchema(0),
+      })
+      .strict()
+      .nullable()
+      .optional(),
   })
   .strict();
 

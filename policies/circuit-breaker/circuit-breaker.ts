@@ -147,10 +147,11 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     return this.generation;
   }
 
-  protected record(token: number, start: number, now: number, verdict: Verdict): void {
+  protected record(token: number, start: number, verdict: Verdict): number {
+    const now = this.clock.now();
     if (this.current === 'half-open') this.halfOpenExpired(now);
     // gobreaker's generations: an outcome from before a transition changes nothing.
-    if (token !== this.generation) return;
+    if (token !== this.generation) return now;
     const failed = verdict !== SUCCESS;
     const slow = this.timed && (verdict === TIMEOUT || now - start > this.slowCallMs);
     if (this.current === 'closed') {
@@ -166,7 +167,7 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
       const psr = this.o.strategy === 'dynamicThreshold' ? this.probeSuccessRate() : 1;
       const figure = tripFigure(this.o, w.s0, w.s1, w.s2, this.consecutiveFailures, psr, this);
       if (figure === figure) this.toOpen(now, 'threshold', figure);
-      return;
+      return now;
     }
     // Half-open: the only other state that admits calls.
     this.inFlight--;
@@ -175,6 +176,7 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     if (this.probeCount < 3) this.probeCount++;
     if (probeFailed) this.toOpen(now, 'probeFailed', undefined);
     else if (++this.probeSuccesses >= this.o.probes) this.toClosed('probesSucceeded', this.probeSuccesses);
+    return now;
   }
 
   protected release(token: number): void {

@@ -152,10 +152,12 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     return this.epoch;
   }
 
-  protected record(token: number, _start: number, now: number, verdict: Verdict): void {
-    if (token !== this.epoch) return;
+  protected record(token: number, _start: number, verdict: Verdict): number {
+    const now = this.clock.now();
+    if (token !== this.epoch) return now;
     if (verdict === SUCCESS) this.window.add(now, 1, 0, 0);
     else this.window.add(now, 0, 1, 0);
+    return now;
   }
 
   protected release(): void {}

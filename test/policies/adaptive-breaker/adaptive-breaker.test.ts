@@ -259,6 +259,60 @@ describe('adaptiveBreaker: recovers at once', () => {
   });
 });
 
+describe('adaptiveBreaker: clock reads', () => {
+  /** A manual clock that counts its reads. */
+  function countingClock() {
+    const c = { t: T0, reads: 0, now() { c.reads++; return c.t; }, setTimeout: () => 0, clearTimeout: () => {} };
+    return c;
+  }
+
+  it('a healthy call reads the clock once: a success within a bucket of the last timed one is not timed', () => {
+    const clock = countingClock();
+    const b = adaptiveBreaker({ clock });
+    clock.reads = 0;
+    const first = b.allow();
+    clock.t += 40;
+    first.success(); // timed: 40 ms
+    expect(clock.reads).toBe(2);
+    succeed(b, 50); // within 100 ms of it: one read each, counted with 40 ms
+    expect(clock.reads).toBe(52);
+    expect(b.stats()).toMatchObject({ accepts: 51, meanMs: 40 });
+    clock.t += 100; // a bucket later: the next success is timed again (0 ms)
+    const reads = clock.reads;
+    succeed(b);
+    expect(clock.reads - reads).toBe(2);
+    expect(b.stats().meanMs).toBeCloseTo((51 * 40) / 52, 9);
+  });
+
+  it('every failure is timed, and so is the first success after a transition', async () => {
+    const clock = countingClock();
+    const b = adaptiveBreaker({ clock, random: queueRandom([]) });
+    succeed(b);
+    succeed(b);
+    const reads = clock.reads;
+    fail(b, 2);
+    expect(clock.reads - reads).toBe(4);
+    b.reset();
+    const afterReset = clock.reads;
+    succeed(b);
+    expect(clock.reads - afterReset).toBe(2);
+  });
+
+  it('listening changes no decision: an untimed success still gets an outcome event with a duration of its own', () => {
+    const clock = countingClock();
+    const b = adaptiveBreaker({ clock });
+    succeed(b);
+    const events = collect(b);
+    const p = b.allow();
+    clock.t += 7;
+    p.success();
+    const outcome = events.find((e) => e.type === 'outcome');
+    expect(outcome).toMatchObject({ result: 'success', durationMs: 7 });
+    // Counted with the held duration (0 ms, from the first success), at the breaker's last reading.
+    expect(b.stats()).toMatchObject({ accepts: 2, meanMs: 0 });
+  });
+});
+
 describe('adaptiveBreaker: isolate, reset, snapshot', () => {
   it('isolate() sheds everything until the last handle is disposed; then closed with an empty window', async () => {
     const { b } = setup();
@@ -286,6 +340,20 @@ describe('adaptiveBreaker: isolate, reset, snapshot', () => {
     expect(() => isolated.allow()).toThrow(BrokenCircuitError);
     isolated.reset();
     expect(isolated.state).toBe('closed');
+  });
+
+  it('keeps the last timed success in the snapshot; one without it loads and times the next success', async () => {
+    const clock = new TestClock(T0);
+    const b = adaptiveBreaker({ clock });
+    const p = b.allow();
+    await clock.advance(30);
+    p.success();
+    expect(b.snapshot().timed).toEqual({ at: T0 + 30, ms: 30 });
+    const { timed: _, ...old } = b.snapshot();
+    const again = adaptiveBreaker({ clock, initialState: old });
+    succeed(again); // timed: 0 ms
+    expect(again.stats().meanMs).toBe(15);
+    expect(() => adaptiveBreaker({ initialState: { ...b.snapshot(), timed: { at: T0, ms: -1 } } })).toThrow(/initialState\.timed\.ms/);
   });
 
   it('refuses a snapshot of another window grid or another family', () => {

@@ -31,6 +31,10 @@ class Model {
   unanswered = 0;
   firstUnansweredAt = 0;
   lastAnswerAt = -Infinity;
+  /** The breaker's last clock reading on the call path; the last timed success's duration and time. */
+  latest = -Infinity;
+  heldMs = 0;
+  timedAt = -Infinity;
   isolated = false;
   transitions: string[] = [];
 
@@ -58,6 +62,7 @@ class Model {
     if (this.state !== to) this.transitions.push(`${this.state}>${to}:${reason}`);
     this.state = to;
     this.generation++;
+    this.timedAt = -Infinity;
   }
 
   close(reason: string) {
@@ -86,6 +91,7 @@ class Model {
   /** The generation the call was admitted in, or undefined when shed. */
   allow(t: number, random: () => number): number | undefined {
     const o = this.o;
+    this.latest = t;
     if (this.isolated) return undefined;
     if (this.state !== 'open' && this.unanswered >= o.tripFailures) {
       const waited = t - this.firstUnansweredAt;
@@ -121,12 +127,26 @@ class Model {
     return this.pass(t, this.state === 'open' ? 1 - o.probeRatio : 1 - this.admitRatio, random);
   }
 
-  settle(generation: number, start: number, t: number, ok: boolean) {
+  settle(generation: number, start: number, end: number, ok: boolean) {
     const o = this.o;
+    let t = end;
+    let ms = 0;
+    // Closed, a success within a bucket of the last timed one is taken at the last reading with its duration.
+    const since = this.latest - this.timedAt;
+    if (ok && generation === this.generation && this.state === 'closed' && since >= 0 && since < this.o.windowMs / this.o.buckets) {
+      t = this.latest;
+      ms = this.heldMs;
+    } else {
+      this.latest = end;
+      if (ok && generation === this.generation) {
+        ms = this.heldMs = Math.max(0, Math.round(end - start));
+        this.timedAt = end;
+      }
+    }
     this.lastAnswerAt = t;
     this.unanswered = 0;
     if (generation !== this.generation) return;
-    this.records.push({ bucket: this.bucketOf(t), ok, ms: ok ? Math.round(t - start) : 0 });
+    this.records.push({ bucket: this.bucketOf(t), ok, ms });
     if (ok) {
       this.share += (1 - this.share) / 16;
       this.shareBeforeRun = this.share;
