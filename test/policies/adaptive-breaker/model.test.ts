@@ -65,6 +65,23 @@ class Model {
     this.timedAt = -Infinity;
   }
 
+  /** What a fresh breaker has: no streaks, a success share of 1, no last success or pass, nothing unanswered. */
+  forget() {
+    this.failuresInRow = 0;
+    this.share = this.shareBeforeRun = 1;
+    this.lastSuccessAt = -Infinity;
+    this.lastPass = NaN;
+    this.unanswered = 0;
+  }
+
+  /** `reset()` and the last disposed isolation: not isolated, empty, forgotten, closed. */
+  reset() {
+    this.isolated = false;
+    this.records = [];
+    this.forget();
+    this.close('reset');
+  }
+
   close(reason: string) {
     this.records = [];
     this.admitRatio = 1;
@@ -116,11 +133,7 @@ class Model {
       return dropRatio <= 0 ? this.generation : this.pass(t, dropRatio, random);
     }
     if (c.accepts + c.failures === 0) {
-      this.failuresInRow = 0;
-      this.share = this.shareBeforeRun = 1;
-      this.lastSuccessAt = -Infinity;
-      this.lastPass = NaN;
-      this.unanswered = 0;
+      this.forget();
       this.close('windowExpired');
       return this.generation;
     }
@@ -243,26 +256,12 @@ describe('adaptiveBreaker against a model of its rules', () => {
                 model.go('open', 'isolated');
               } else {
                 isolations.pop()!.dispose();
-                model.isolated = false;
-                model.records = [];
-                model.failuresInRow = 0;
-                model.share = model.shareBeforeRun = 1;
-                model.lastSuccessAt = -Infinity;
-                model.lastPass = NaN;
-                model.unanswered = 0;
-                model.close('reset');
+                model.reset();
               }
             } else if (op.kind === 'reset' || (op.kind === 'isolate' && op.ok && op.dt % 7 === 0)) {
               b.reset();
               isolations.length = 0;
-              model.isolated = false;
-              model.records = [];
-              model.failuresInRow = 0;
-              model.share = model.shareBeforeRun = 1;
-              model.lastSuccessAt = -Infinity;
-              model.lastPass = NaN;
-              model.unanswered = 0;
-              model.close('reset');
+              model.reset();
             } else {
               const generation = model.allow(clock.t, () => randoms[i2++ % 64]!);
               let permit: Permit | undefined;
