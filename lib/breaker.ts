@@ -1,14 +1,22 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Clock } from './clock.js';
 import { Context, EMPTY_META, executeWith, runNext } from './context.js';
-import { isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
+import type { z } from 'zod';
+import { ConfigError, isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
 import { EventSource, type BreakerState, type OutcomeResult, type PolicyEvent, type StateChangeReason } from './events.js';
 import { judge } from './judge.js';
+import { parseOptions } from './options.js';
 import { thrownOutcome } from './outcome.js';
 import { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict } from './permit.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
 
 export { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict };
+
+/** What every breaker's options carry: the judges of thrown values and results. */
+interface Judged {
+  handle?: ((error: unknown) => boolean) | undefined;
+  handleResult?: ((result: unknown) => boolean) | undefined;
+}
 
 /**
  * What both breaker families share: the permit API, `execute` through the
@@ -50,10 +58,19 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     private handleResult: ((result: unknown) => boolean) | undefined,
   ) {}
 
-  /** Replaces `handle` and `handleResult` (hot reload). */
-  protected setJudges(handle: ((error: unknown) => boolean) | undefined, handleResult: ((result: unknown) => boolean) | undefined): void {
-    this.handle = handle;
-    this.handleResult = handleResult;
+  /**
+   * Hot reload: parses `options` with `schema` under this breaker's name,
+   * refuses with a `ConfigError` a change of any `fixed` option (they shape
+   * the window; nothing changes then), and takes the new `handle` and
+   * `handleResult`. Returns the parsed options for the subclass to keep.
+   */
+  protected reparse<S extends z.ZodType<Judged>>(schema: S, options: object, current: z.output<S>, fixed: readonly (keyof z.output<S> & string)[]): z.output<S> {
+    const o = parseOptions(schema, { ...options, name: this.name }, this.name);
+    const changed = fixed.filter((k) => o[k] !== current[k]);
+    if (changed.length > 0) throw new ConfigError(this.name, changed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
+    this.handle = o.handle;
+    this.handleResult = o.handleResult;
+    return o;
   }
 
   /** The current state; reading it never causes a transition. */

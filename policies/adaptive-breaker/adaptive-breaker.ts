@@ -1,6 +1,6 @@
 import { BreakerPolicy, SUCCESS, type Verdict } from '../../lib/breaker.js';
 import { systemClock } from '../../lib/clock.js';
-import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
+import { BrokenCircuitError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { goZeroOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
@@ -138,11 +138,8 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
    * ```
    */
   reconfigure(options: Omit<AdaptiveBreakerOptions, 'clock' | 'random' | 'name' | 'initialState'>): void {
-    const o = parseOptions(AdaptiveBreakerOptionsSchema, { ...options, name: this.name }, this.name);
-    const fixed = (['windowMs', 'buckets'] as const).filter((k) => o[k] !== this.o[k]);
-    if (fixed.length > 0) throw new ConfigError(this.name, fixed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
+    const o = this.reparse(AdaptiveBreakerOptionsSchema, options, this.o, ['windowMs', 'buckets']);
     this.o = { ...o, clock: this.o.clock, random: this.o.random };
-    this.setJudges(o.handle, o.handleResult);
   }
 
   /** The current window's counts, the streaks, and the share of calls admitted now. */

@@ -1,6 +1,6 @@
 import { BreakerPolicy, SUCCESS, TIMEOUT, type Verdict } from '../../lib/breaker.js';
 import { systemClock } from '../../lib/clock.js';
-import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
+import { BrokenCircuitError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { leapArrayOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
@@ -97,12 +97,9 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
    * in place; asking to is a `ConfigError`, and nothing changes.
    */
   reconfigure(options: Omit<CircuitBreakerOptions, 'clock' | 'name' | 'initialState'>): void {
-    const o = parseOptions(CircuitBreakerOptionsSchema, { ...options, name: this.name }, this.name);
-    const fixed = (['strategy', 'windowMs', 'buckets'] as const).filter((k) => o[k] !== this.o[k]);
-    if (fixed.length > 0) throw new ConfigError(this.name, fixed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
+    const o = this.reparse(CircuitBreakerOptionsSchema, options, this.o, ['strategy', 'windowMs', 'buckets']);
     this.o = { ...o, clock: this.o.clock };
     this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
-    this.setJudges(o.handle, o.handleResult);
   }
 
   /** The current window's counts and the current streaks. */
