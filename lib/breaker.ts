@@ -1,7 +1,7 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
+import type { z } from 'zod';
 import type { Clock } from './clock.js';
 import { Context, EMPTY_META, executeWith, runNext } from './context.js';
-import type { z } from 'zod';
 import { ConfigError, isShedRejection, isTimeoutError, type BrokenCircuitError } from './errors.js';
 import { EventSource, type BreakerState, type OutcomeResult, type PolicyEvent, type StateChangeReason } from './events.js';
 import { judge } from './judge.js';
@@ -110,7 +110,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
-    // A call nothing can cancel (no scope) whose innermost policy this is runs the operation itself below.
+    // No scope: nothing can cancel the call, so there is no abort to check (and, innermost, no check before the operation).
     const bare = ctx instanceof Context && ctx.scope === undefined;
     if (!bare && abortedHard(ctx)) return Promise.reject(ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason);
     // Read whether or not anyone listens: a subscriber may join before the call settles.
