@@ -21,6 +21,8 @@ const RUN_RECORD = 'reports/mutation/run.json';
 const MIN_OVERALL = 85;
 const MIN_FILE = 80;
 const GATED = /^(lib|policies)\//;
+const DETECTED = new Set(['Killed', 'Timeout']);
+const VALID = new Set(['Killed', 'Timeout', 'Survived', 'NoCoverage']);
 
 const args = process.argv.slice(2);
 if (args[0] === 'run') await run(args.slice(1));
@@ -108,8 +110,6 @@ function inScope(file, patterns) {
   return mutated;
 }
 
-const DETECTED = new Set(['Killed', 'Timeout']);
-const VALID = new Set(['Killed', 'Timeout', 'Survived', 'NoCoverage']);
 
 function countsOf(mutants) {
   const c = { killed: 0, timeout: 0, survived: 0, noCoverage: 0 };
