@@ -194,6 +194,20 @@ describe('breakerRegistry', () => {
 });
 
 describe('keyedBreaker', () => {
+  it('refuses a keyOf that is not a function with a ConfigError naming it and the rule', () => {
+    for (const keyOf of [undefined, 'host', { host: 1 }]) {
+      let error: unknown;
+      try {
+        keyedBreaker(keyOf as never);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).policy).toBe('keyedBreaker');
+      expect((error as ConfigError).issues).toEqual([{ path: 'keyOf', message: 'expected a function (ctx) => string' }]);
+    }
+  });
+
   it('routes each call to the breaker of keyOf(ctx) and is itself a Policy', async () => {
     const clock = new TestClock(T0);
     const k = keyedBreaker((ctx) => ctx.meta.host ?? 'none', {
