@@ -135,6 +135,28 @@ describe('adaptiveLimiter', () => {
     await held;
   });
 
+  it('once a window has measured the response time, a shed call says to retry after it, rounded up', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 1, minLimit: 1, maxLimit: 1, minSamples: 1, windowMs: 1, name: 'db', clock });
+    for (let i = 0; i < 2; i++) {
+      const p = limiter.allow();
+      await clock.advance(12);
+      p.success();
+    }
+    const events = eventsOf(limiter);
+    const held = limiter.allow();
+    let shed: unknown;
+    try {
+      limiter.allow();
+    } catch (e) {
+      shed = e;
+    }
+    expect(shed).toBeInstanceOf(ConcurrencyLimitedError);
+    expect((shed as ConcurrencyLimitedError).retryAfterMs).toBe(12);
+    expect(events[0]).toEqual({ type: 'rejected', policy: 'db', reason: 'concurrencyLimited', limit: 1, inFlight: 1, retryAfterMs: 12 });
+    held.release();
+  });
+
   it('builds no event object while nobody listens', async () => {
     const emit = vi.spyOn(EventSource.prototype, 'emit');
     const clock = new TestClock(START);
