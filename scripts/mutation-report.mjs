@@ -110,7 +110,6 @@ function inScope(file, patterns) {
   return mutated;
 }
 
-
 function countsOf(mutants) {
   const c = { killed: 0, timeout: 0, survived: 0, noCoverage: 0 };
   for (const m of mutants) {

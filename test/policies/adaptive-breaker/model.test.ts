@@ -74,10 +74,9 @@ class Model {
     this.unanswered = 0;
   }
 
-  /** `reset()` and the last disposed isolation: not isolated, empty, forgotten, closed. */
+  /** `reset()` and the last disposed isolation: not isolated, forgotten, closed (closing empties the records). */
   reset() {
     this.isolated = false;
-    this.records = [];
     this.forget();
     this.close('reset');
   }
