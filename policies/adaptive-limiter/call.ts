@@ -107,7 +107,7 @@ export class LimiterPermit {
   failure(error?: unknown): void {
     if (this.settled) return;
     this.settled = true;
-    this.owner.settle(this.start, this.inFlight, this.owner.measureOf(error, undefined), error, error === undefined ? 'failure' : thrownOutcome(error, undefined));
+    this.owner.settle(this.start, this.inFlight, this.owner.measureOf(error, undefined), error, thrownOutcome(error, undefined));
     this.owner.release();
   }
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EMPTY } from 'rxjs';
 import {
   adaptiveLimiter,
   AdaptiveLimiterPolicy,
@@ -6,15 +7,24 @@ import {
   ConcurrencyLimitedError,
   ConfigError,
   EventSource,
+  executeWith,
   isConcurrencyLimitedError,
+  pipe,
   policy,
+  RUN,
+  runNext,
   sreBreaker,
+  systemClock,
+  timeout,
   TimeoutError,
+  type Chain,
+  type ExecutionContext,
   type LimitChangedEvent,
+  type Operation,
   type PolicyEvent,
 } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
-import { deferred, track } from '../../helpers/track.js';
+import { deferred, rejection, track } from '../../helpers/track.js';
 
 const START = 1_700_000_000_000;
 
@@ -160,12 +170,13 @@ describe('adaptiveLimiter', () => {
   it('builds no event object while nobody listens', async () => {
     const emit = vi.spyOn(EventSource.prototype, 'emit');
     const clock = new TestClock(START);
-    const limiter = adaptiveLimiter({ initialLimit: 1, minSamples: 1, windowMs: 1, clock });
+    // maxLimit 1: the windows below cannot raise the limit, so the call made while one is held is shed.
+    const limiter = adaptiveLimiter({ initialLimit: 1, maxLimit: 1, minSamples: 1, windowMs: 1, clock });
     for (let i = 0; i < 5; i++) await Promise.all([limiter.execute(() => later(clock, 5, i)), clock.advance(5)]);
     await Promise.all([limiter.execute(() => later(clock, 1_000, 0), { timeout: 10 }).catch(() => 0), clock.advance(1_000)]);
     const gate = deferred();
     const held = limiter.execute(() => gate.promise);
-    await limiter.execute(() => 1).catch(() => undefined);
+    await expect(limiter.execute(() => 1)).rejects.toBeInstanceOf(ConcurrencyLimitedError);
     limiter.reset();
     gate.resolve();
     await held;
@@ -254,12 +265,18 @@ describe('adaptiveLimiter measures', () => {
     const limiter = adaptiveLimiter({ initialLimit: 4, minSamples: 2, windowMs: 1, clock });
     for (let i = 0; i < 5; i++) await limiter.execute(() => 'instant');
     expect(limiter.stats()).toMatchObject({ limit: 4, rttMs: undefined, baselineMs: undefined });
+    // One millisecond is measured.
+    await calls(limiter, clock, 2, 1, async () => 'quick');
+    expect(limiter.stats()).toMatchObject({ rttMs: 1, baselineMs: 1 });
   });
 
   it('AIMD counts an answer slower than slowMs as a drop', async () => {
     const clock = new TestClock(START);
     const limiter = adaptiveLimiter({ algorithm: { kind: 'aimd', slowMs: 50 }, initialLimit: 10, minSamples: 2, windowMs: 1, clock });
     await calls(limiter, clock, 2, 40, async () => 'ok');
+    expect(limiter.limit).toBe(10);
+    // Exactly slowMs is not slower than it.
+    await calls(limiter, clock, 2, 50, async () => 'ok');
     expect(limiter.limit).toBe(10);
     await calls(limiter, clock, 2, 60, async () => 'ok');
     expect(limiter.limit).toBe(9);
@@ -274,6 +291,10 @@ describe('adaptiveLimiter measures', () => {
     limiter.reset();
     expect(limiter.stats()).toEqual({ limit: 10, inFlight: 0, rttMs: undefined, baselineMs: undefined, slowStart: true });
     expect(changes(events).at(-1)).toEqual({ type: 'limitChanged', policy: 'adaptiveLimiter', from: 9, to: 10, reason: 'reset', rttMs: undefined, baselineMs: undefined, maxInFlight: 0, samples: 0, drops: 0 });
+    // Already at the initial limit: nothing moved, nothing is reported.
+    const before = events.length;
+    limiter.reset();
+    expect(events.length).toBe(before);
   });
 
   it('tells a shed caller when a slot is likely to free: the last window mean, rounded up', async () => {
@@ -318,8 +339,47 @@ describe('adaptiveLimiter permits', () => {
     expect(limiter.inFlight).toBe(1);
     const c = limiter.allow();
     b.failure(new Error('x'));
+    b.failure(new Error('x'));
+    b.release();
+    expect(limiter.inFlight).toBe(1);
     c.release();
+    c.release();
+    c.failure();
+    c.success();
     expect(limiter.inFlight).toBe(0);
+  });
+
+  it('reports each permit once, as it settled: success, failure (with or without an error), or cancelled', () => {
+    const limiter = adaptiveLimiter({ initialLimit: 3, name: 'db' });
+    const events = eventsOf(limiter);
+    const [a, b, c] = [limiter.allow(), limiter.allow(), limiter.allow()];
+    a.success();
+    a.failure(new Error('late'));
+    b.failure();
+    b.failure();
+    c.release();
+    c.success();
+    expect(events.map((e) => [e.type, (e as { result?: string }).result])).toEqual([
+      ['outcome', 'success'],
+      ['outcome', 'failure'],
+      ['outcome', 'cancelled'],
+    ]);
+  });
+
+  it('isOverload judges failures only: a permit ended by an inner shed or a release is never a drop', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 10, minSamples: 1, windowMs: 1, isOverload: () => true, clock });
+    const events = eventsOf(limiter);
+    for (let i = 0; i < 3; i++) {
+      const p = limiter.allow();
+      await clock.advance(5);
+      p.failure(new BulkheadRejectedError('inner'));
+    }
+    expect(changes(events)).toEqual([]);
+    const p = limiter.allow();
+    await clock.advance(5);
+    p.failure(new Error('HTTP 503'));
+    expect(changes(events).map((e) => [e.from, e.to, e.reason])).toEqual([[10, 9, 'drop']]);
   });
 
   it('a permit that fails with a TimeoutError is a drop; with another error, or released, it measures nothing', async () => {
@@ -377,6 +437,17 @@ describe('adaptiveLimiter options', () => {
     expect(issues({ algorithm: { kind: 'aimd', tolerance: 2 } })).toEqual([{ path: 'algorithm.tolerance', message: 'unknown option' }]);
     expect(issues({ isOverload: 'yes' })).toEqual([{ path: 'isOverload', message: 'expected a function' }]);
     expect(issues({ limit: 5 })).toEqual([{ path: 'limit', message: 'unknown option' }]);
+    expect(issues({ minLimit: 5, initialLimit: 2 })).toEqual([{ path: 'initialLimit', message: 'must be between minLimit (5) and maxLimit (200)' }]);
+    expect(issues({ algorithm: { kind: 'bbr' } })).toEqual([{ path: 'algorithm.kind', message: "expected kind 'gradient', 'aimd' or 'vegas'" }]);
+    expect(issues({ algorithm: { kind: 'vegas', alpha: 4, beta: 4 } })).toEqual([{ path: 'algorithm.beta', message: 'beta must exceed alpha' }]);
+    expect(() => adaptiveLimiter({ initialLimit: 0 })).toThrow('invalid adaptiveLimiter options: initialLimit: expected an integer >= 1');
+  });
+
+  it('takes each bound itself: equal limits, a window as long as its maximum, backoffRatio 0.5', () => {
+    expect(adaptiveLimiter({ minLimit: 7, maxLimit: 7, initialLimit: 7 }).limit).toBe(7);
+    expect(adaptiveLimiter({ windowMs: 500, maxWindowMs: 500 }).limit).toBe(20);
+    expect(adaptiveLimiter({ algorithm: { kind: 'gradient', backoffRatio: 0.5 } }).limit).toBe(20);
+    expect(adaptiveLimiter({ algorithm: { kind: 'aimd', backoffRatio: 0.5 } }).limit).toBe(20);
   });
 
   it('takes an algorithm by name or as an object, each with its defaults', () => {
@@ -384,5 +455,176 @@ describe('adaptiveLimiter options', () => {
       expect(adaptiveLimiter({ algorithm }).limit).toBe(20);
     }
     expect(adaptiveLimiter({ algorithm: 'aimd' }).stats().baselineMs).toBeUndefined();
+  });
+});
+
+/** A policy a user wrote: its `[RUN]` is `run`. */
+function userPolicy(run: <R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined) => Promise<R>) {
+  return {
+    name: 'user',
+    events$: EMPTY,
+    execute<R>(op: Operation<R>): Promise<R> {
+      return executeWith(this, op, undefined, systemClock);
+    },
+    [RUN]: run,
+  };
+}
+
+describe('adaptiveLimiter inside a chain', () => {
+  it('a call that reaches it after an enclosing timeout gave up takes no slot, runs nothing and measures nothing', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 1, minSamples: 1, windowMs: 1, clock });
+    const events = eventsOf(limiter);
+    let reached: Promise<unknown> | undefined;
+    // Waits 20 ms before it calls the rest of the chain, however the call is doing.
+    const slow = userPolicy(<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined) => {
+      return new Promise<R>((resolve, reject) => {
+        clock.setTimeout(() => {
+          const inner = runNext(op, ctx, next);
+          reached = inner;
+          inner.then(resolve, reject);
+        }, 20);
+      });
+    });
+    const op = vi.fn(() => 'ran');
+    const call = track(pipe(limiter, slow, timeout({ ms: 10, clock })).execute(op), clock);
+    await clock.advance(10);
+    expect(await rejection(call)).toBeInstanceOf(TimeoutError);
+    await clock.advance(10);
+    await expect(reached).rejects.toBeInstanceOf(TimeoutError);
+    expect(op).not.toHaveBeenCalled();
+    expect(limiter.inFlight).toBe(0);
+    expect(events).toEqual([]);
+  });
+
+  it('a policy inside it that throws at once: the call rejects with its error and the slot is free', async () => {
+    const limiter = adaptiveLimiter({ initialLimit: 1 });
+    const broken = new Error('broken policy');
+    const thrower = userPolicy(() => {
+      throw broken;
+    });
+    await expect(pipe(thrower, limiter).execute(() => 1)).rejects.toBe(broken);
+    expect(limiter.inFlight).toBe(0);
+  });
+
+  it('a policy inside it gets the operation\'s own value back, unwrapped, null included', async () => {
+    const limiter = adaptiveLimiter({ initialLimit: 1 });
+    const seen: unknown[] = [];
+    const peek = userPolicy(<R>(op: Operation<R>, ctx: ExecutionContext) => {
+      const value = op(ctx);
+      seen.push(value);
+      return Promise.resolve(value);
+    });
+    const object = { a: 1 };
+    for (const value of ['plain', object, null, 0]) {
+      await expect(pipe(peek, limiter).execute(() => value)).resolves.toBe(value);
+      expect(limiter.inFlight).toBe(0);
+    }
+    expect(seen).toEqual(['plain', object, null, 0]);
+    expect(seen[1]).toBe(object);
+  });
+
+  it('holds the slot until a thenable the operation returned settles, a function with a then included', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 1, clock });
+    const gate = deferred<string>();
+    const thenableFn = Object.assign(() => undefined, {
+      then: (resolve: (v: string) => void, reject: (e: unknown) => void) => gate.promise.then(resolve, reject),
+    });
+    const call = track(pipe(timeout({ ms: 10, clock }), limiter).execute(() => thenableFn as unknown as PromiseLike<string>), clock);
+    await clock.advance(10);
+    expect(await rejection(call)).toBeInstanceOf(TimeoutError);
+    // The timeout gave up on it; the dependency is still working on it.
+    expect(limiter.inFlight).toBe(1);
+    gate.resolve('late');
+    await gate.promise;
+    await Promise.resolve();
+    expect(limiter.inFlight).toBe(0);
+  });
+
+  it('an operation call a policy inside it makes after the call ended is not counted', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 2, clock });
+    const late: Promise<unknown>[] = [];
+    // Answers from the first operation call and makes another 5 ms later (a fire-and-forget refresh).
+    const refresh = userPolicy(<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined) => {
+      clock.setTimeout(() => late.push(Promise.resolve(op(ctx))), 5);
+      return runNext(op, ctx, next);
+    });
+    const call = track(pipe(refresh, limiter).execute(() => later(clock, 1, 'first')), clock);
+    await clock.advance(1);
+    expect(await call.settled).toMatchObject({ ok: true, value: 'first' });
+    expect(limiter.inFlight).toBe(0);
+    await clock.advance(4);
+    expect(late).toHaveLength(1);
+    await clock.advance(1);
+    await expect(Promise.all(late)).resolves.toEqual(['first']);
+    await Promise.resolve();
+    expect(limiter.inFlight).toBe(0);
+    const permits = [limiter.allow(), limiter.allow()];
+    expect(() => limiter.allow()).toThrow(ConcurrencyLimitedError);
+    for (const p of permits) p.release();
+  });
+});
+
+describe('adaptiveLimiter slow start and the floor', () => {
+  /**
+   * One sampling window on permits: waits `rtt` (so the window is old enough), takes `inFlight` permits and,
+   * `rtt` later, settles the last one taken (its in-flight count is the window's maximum) and releases the others
+   * unmeasured. With `minSamples: 1` that one call closes the window.
+   */
+  async function window(limiter: AdaptiveLimiterPolicy, clock: TestClock, rtt: number, inFlight: number, end: 'answer' | 'timeout' = 'answer') {
+    await clock.advance(rtt);
+    const permits = Array.from({ length: inFlight }, () => limiter.allow());
+    await clock.advance(rtt);
+    const last = permits.pop()!;
+    if (end === 'answer') last.success();
+    else last.failure(new TimeoutError('dependency'));
+    for (const p of permits) p.release();
+  }
+  const moves = (events: PolicyEvent[]) => changes(events).map((e) => [e.from, e.to, e.reason]);
+
+  it('doubles a fully used limit each window until a window shows queueing, then grows by queueSize', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ algorithm: { kind: 'gradient', queueSize: 1 }, initialLimit: 1, minSamples: 1, windowMs: 1, clock });
+    const events = eventsOf(limiter);
+    await window(limiter, clock, 10, 1); // 1 + 1 is no more than doubling: an increase
+    await window(limiter, clock, 10, 2); // full: doubled
+    await window(limiter, clock, 10, 4); // full: doubled
+    await window(limiter, clock, 10, 4); // half used: no doubling
+    expect(limiter.stats().slowStart).toBe(true);
+    // 13 ms against a 10 ms baseline: beyond √1.5 of it, calls queue (not yet enough to lower the limit); slow start ends.
+    await window(limiter, clock, 13, 9);
+    expect(limiter.stats().slowStart).toBe(false);
+    await window(limiter, clock, 10, 10); // full, but out of slow start: + queueSize
+    expect(moves(events)).toEqual([
+      [1, 2, 'increase'],
+      [2, 4, 'slowStart'],
+      [4, 8, 'slowStart'],
+      [8, 9, 'increase'],
+      [9, 10, 'increase'],
+      [10, 11, 'increase'],
+    ]);
+  });
+
+  it('back at the floor it is in slow start again; the last measured response time outlives a window of drops', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ algorithm: { kind: 'gradient', queueSize: 1 }, initialLimit: 6, minLimit: 5, minSamples: 1, windowMs: 1, clock });
+    const events = eventsOf(limiter);
+    await window(limiter, clock, 10, 1); // app-limited: the baseline, and no move
+    await window(limiter, clock, 30, 6); // three times the baseline: 6 × (1 − 0.2 × 0.5) = 5.4
+    expect(limiter.stats()).toMatchObject({ limit: 5, slowStart: false, rttMs: 30, baselineMs: 10 });
+    await window(limiter, clock, 10, 5, 'timeout'); // 5.4 × 0.9 is under the floor: held at 5
+    expect(limiter.stats()).toMatchObject({ limit: 5, slowStart: true, rttMs: 30 });
+    expect(moves(events)).toEqual([[6, 5, 'queueing']]);
+  });
+
+  it('at the floor after its warm-up, a slow window raises the baseline to the window over the tolerance', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 1, minLimit: 1, maxLimit: 1, minSamples: 1, windowMs: 1, clock });
+    for (let i = 0; i < 10; i++) await window(limiter, clock, 10, 1);
+    expect(limiter.stats().baselineMs).toBe(10);
+    await window(limiter, clock, 30, 1);
+    expect(limiter.stats().baselineMs).toBe(20);
   });
 });
