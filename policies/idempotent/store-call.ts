@@ -6,7 +6,9 @@ import { isStoreUnavailableError, StoreUnavailableError } from '../../lib/errors
  * or with `StoreUnavailableError` when the store fails or does not answer
  * within `ms` (ioredis would otherwise queue a command to a dead server for
  * ~10 s). The deadline goes on the clock's shared deadline timer: no
- * `setTimeout` per call.
+ * `setTimeout` per call. Whichever comes first settles the promise; what
+ * comes later changes nothing (a promise settles once, and removing an
+ * expired entry from the timer is harmless).
  */
 export class StoreCall<T> implements DeadlineEntry {
   readonly promise: Promise<T>;
@@ -15,7 +17,6 @@ export class StoreCall<T> implements DeadlineEntry {
   private resolve!: (v: T) => void;
   private reject!: (e: unknown) => void;
   private readonly timer: DeadlineTimer;
-  private done = false;
 
   constructor(
     clock: Clock,
@@ -41,15 +42,11 @@ export class StoreCall<T> implements DeadlineEntry {
   }
 
   private readonly ok = (value: T): void => {
-    if (this.done) return;
-    this.done = true;
     this.timer.remove(this);
     this.resolve(value);
   };
 
   private readonly err = (error: unknown): void => {
-    if (this.done) return;
-    this.done = true;
     this.timer.remove(this);
     this.reject(
       isStoreUnavailableError(error)
@@ -60,8 +57,6 @@ export class StoreCall<T> implements DeadlineEntry {
 
   /** @internal the deadline passed. */
   expire(): void {
-    if (this.done) return;
-    this.done = true;
     this.reject(new StoreUnavailableError(this.policy, `store ${this.what} did not answer within ${this.ms} ms (${this.policy})`));
   }
 }

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineTimer, deadlineTimerOf, isClock, systemClock } from '../../lib/clock.js';
 import { circuitBreaker, retry, timeout, TimeoutError } from '../../lib/index.js';
 import { TestClock } from '../../lib/testing.js';
+import { runs } from '../helpers/fuzz.js';
 
 describe('systemClock under fake timers', () => {
   afterEach(() => {
@@ -126,6 +128,72 @@ describe('DeadlineTimer', () => {
     expect(log).toEqual([10, 10, 20, 40, 50]);
     expect(timer.size).toBe(0);
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('any sequence of adds, removals and waits: each entry expires once, exactly at its time, unless removed; one timer, pending only while entries are', async () => {
+    const step = fc.oneof(
+      fc.record({ add: fc.integer({ min: 0, max: 100 }) }),
+      fc.record({ remove: fc.nat() }),
+      fc.record({ wait: fc.integer({ min: 0, max: 60 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
+        const clock = new TestClock(1_000);
+        const timer = new DeadlineTimer(clock);
+        const live = new Set<{ at: number; heapIndex: number; expire(): void }>();
+        const expired: { at: number; now: number }[] = [];
+        const check = () => {
+          expect(timer.size).toBe(live.size);
+          expect(clock.pendingTimers).toBe(live.size > 0 ? 1 : 0);
+          expect(clock.armedTimers).toBeLessThanOrEqual(1);
+        };
+        for (const s of steps) {
+          if ('add' in s) {
+            const e = {
+              at: clock.now() + s.add,
+              heapIndex: -1,
+              expire() {
+                // Never a removed entry, never twice.
+                expect(live.has(e)).toBe(true);
+                live.delete(e);
+                expired.push({ at: e.at, now: clock.now() });
+              },
+            };
+            live.add(e);
+            timer.add(e);
+          } else if ('remove' in s) {
+            const all = [...live];
+            if (all.length === 0) continue;
+            const e = all[s.remove % all.length]!;
+            live.delete(e);
+            timer.remove(e);
+          } else {
+            await clock.advance(s.wait);
+          }
+          check();
+        }
+        await clock.runAll();
+        check();
+        expect(live.size).toBe(0);
+        for (const x of expired) expect(x.now).toBe(x.at);
+        // Expired in deadline order.
+        expect(expired.map((x) => x.at)).toEqual([...expired.map((x) => x.at)].sort((a, b) => a - b));
+      }),
+      { numRuns: runs(300) },
+    );
+  });
+
+  it('arms its timer again only for an entry earlier than the one it is armed for', async () => {
+    const clock = new TestClock(0);
+    const arm = vi.spyOn(clock, 'setTimeout');
+    const timer = new DeadlineTimer(clock);
+    const log: number[] = [];
+    for (const at of [50, 50, 70]) timer.add(entry(at, log));
+    expect(arm).toHaveBeenCalledTimes(1);
+    timer.add(entry(40, log));
+    expect(arm).toHaveBeenCalledTimes(2);
+    await clock.runAll();
+    expect(log).toEqual([40, 50, 50, 70]);
   });
 
   it('when emptied early, its timer no longer counts as pending, and it comes back for a new entry', async () => {
