@@ -18,7 +18,11 @@ export class Flight<R> {
   readonly promise: Promise<R>;
   /** The operation as the shared run calls it, counted while it runs. */
   readonly op: Operation<R>;
-  /** Whether the last call of the operation fulfilled, and with what: an abandoned run's result is still stored. */
+  /**
+   * Whether the operation's call fulfilled, and with what: an abandoned run's
+   * result is still stored. Read only when the operation is the layer right
+   * under the policy, which calls it once per run.
+   */
   lastOk = false;
   lastValue: R | undefined = undefined;
   /**
@@ -64,7 +68,6 @@ export class Flight<R> {
   }
 
   private call(ctx: ExecutionContext): R | PromiseLike<R> {
-    this.lastOk = false;
     const value = this.inner(ctx);
     if (value === null || typeof value !== 'object' || typeof (value as PromiseLike<R>).then !== 'function') {
       this.opOk(value as R);

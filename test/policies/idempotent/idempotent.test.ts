@@ -146,6 +146,69 @@ describe('idempotent', () => {
     await expect(c).resolves.toBe(1);
   });
 
+  it("reports each caller's outcome once: a caller who left as it left, the others as the run ended", async () => {
+    for (const end of ['fails', 'succeeds'] as const) {
+      const p = idempotent();
+      const events = collect(p);
+      const gate = deferred<string>();
+      const ac = new AbortController();
+      const a = p.execute(() => gate.promise, { key: 'k', signal: ac.signal });
+      const b = p.execute(() => gate.promise, { key: 'k' });
+      await flush();
+      ac.abort(new Error('a left'));
+      await expect(a).rejects.toThrow('a left');
+      if (end === 'fails') gate.reject(new Error('HTTP 500'));
+      else gate.resolve('ok');
+      await (end === 'fails' ? expect(b).rejects.toThrow('HTTP 500') : expect(b).resolves.toBe('ok'));
+      await flush();
+      expect(events.filter((e) => e.type === 'outcome').map((e) => (e as { result: string }).result)).toEqual(['cancelled', end === 'fails' ? 'failure' : 'success']);
+    }
+  });
+
+  it('a run every caller left before its claim came back never runs the operation, and stores nothing', async () => {
+    const inner = memoryStore();
+    const answer = deferred<void>();
+    const store: IdempotencyStore = {
+      claim: async (...args) => (await answer.promise, inner.claim(...args)),
+      complete: (...args) => inner.complete(...args),
+      completeNotStorable: (...args) => inner.completeNotStorable(...args),
+      release: (...args) => inner.release(...args),
+    };
+    const p = idempotent({ store });
+    const ac = new AbortController();
+    let runs = 0;
+    const left = p.execute(() => ++runs, { key: 'k', signal: ac.signal });
+    ac.abort(new Error('left'));
+    await expect(left).rejects.toThrow('left');
+    answer.resolve();
+    await flush();
+    expect(runs).toBe(0);
+    await expect(p.execute(() => `fresh ${++runs}`, { key: 'k' })).resolves.toBe('fresh 1');
+  });
+
+  it('null is a result like any other: returned, stored and served', async () => {
+    const p = idempotent();
+    let runs = 0;
+    const op = () => (runs++, null);
+    await expect(p.execute(op, { key: 'n' })).resolves.toBeNull();
+    await expect(p.execute(op, { key: 'n' })).resolves.toBeNull();
+    expect(runs).toBe(1);
+  });
+
+  it("a cooperative deadline only asks: its caller waits on for the shared run, and the caller's own abort still ends the wait", async () => {
+    const clock = new TestClock(START);
+    const p = policy({ clock }).idempotent({ clock }).timeout({ ms: 10, mode: 'cooperative' });
+    const waited = p.execute(() => new Promise<string>((r) => clock.setTimeout(() => r('done'), 50)), { key: 'k' });
+    const ac = new AbortController();
+    const left = p.execute(() => 'never', { key: 'k', signal: ac.signal });
+    const leftCheck = expect(left).rejects.toThrow('gone');
+    await clock.advance(20);
+    ac.abort(new Error('gone'));
+    await leftCheck;
+    await clock.advance(30);
+    await expect(waited).resolves.toBe('done');
+  });
+
   it('stores the result of a run every caller left when the operation succeeds anyway', async () => {
     const p = idempotent();
     const gate = deferred<string>();
