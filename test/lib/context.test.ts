@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { EMPTY } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { deadlineTimerOf, systemClock } from '../../lib/clock.js';
-import { cancelledByCaller, Context, Guard, hardAborted, isTimeoutReason, RACE_ALL, RACE_CALLER, RACE_OWN, runNext, Scope, toContext } from '../../lib/context.js';
+import { cancelledByCaller, Context, executeWith, Guard, hardAborted, isTimeoutReason, RACE_ALL, RACE_CALLER, RACE_OWN, runNext, Scope, toContext } from '../../lib/context.js';
 import { pipe } from '../../lib/pipe.js';
 import { RUN, type ExecutionContext, type Policy } from '../../lib/policy.js';
 import { circuitBreaker, constant, fallback, policy, retry, sreBreaker, timeout, type PolicyEvent } from '../../lib/index.js';
@@ -167,6 +167,27 @@ describe('runNext', () => {
 });
 
 describe('executeWith: the options of one call', () => {
+  it("the operation sees the caller's very signal when nothing else can abort the call; under a deadline, breakwater's, which the deadline aborts", async () => {
+    const clock = new TestClock(START);
+    const ac = new AbortController();
+    const signals: AbortSignal[] = [];
+    const op = (ctx: ExecutionContext) => (signals.push(ctx.signal), new Promise<never>(() => {}));
+    // A policy that only runs the operation.
+    const bare = { name: 'bare', events$: EMPTY, execute: () => Promise.reject(new Error('unused')), [RUN]: runNext } as Policy<never>;
+    const free = track(executeWith(bare, op, { signal: ac.signal }, clock), clock);
+    const bounded = track(executeWith(bare, op, { signal: ac.signal, timeout: 50 }, clock), clock);
+    await clock.advance(0);
+    expect(signals[0]).toBe(ac.signal);
+    expect(signals[1]).not.toBe(ac.signal);
+    await clock.advance(50);
+    expect(await rejection(bounded)).toBeInstanceOf(TimeoutError);
+    expect(signals[1]!.aborted).toBe(true);
+    expect(signals[1]!.reason).toBeInstanceOf(TimeoutError);
+    expect(free.now).toBeUndefined();
+    ac.abort(new Error('done'));
+    expect(await rejection(free)).toHaveProperty('message', 'done');
+  });
+
   const clock = () => new TestClock(START);
 
   it('a deadline already past, or timeout 0, rejects with a TimeoutError and runs nothing', async () => {
@@ -528,6 +549,32 @@ describe('Guard modes', () => {
     expect((await settleOf(RACE_CALLER, byEnclosing)).late).toMatchObject({ ok: true, value: 'inner' });
   });
 
+  it('a guard an abort has settled hands the value nothing when it settles later', async () => {
+    const clock = new TestClock(START);
+    const seen: unknown[] = [];
+    class Mapped<R> extends Guard<R> {
+      protected override settleOk(value: R): void {
+        seen.push(['ok', value]);
+        super.settleOk(value);
+      }
+      protected override settleErr(error: unknown): void {
+        seen.push(['err', error]);
+        super.settleErr(error);
+      }
+    }
+    for (const end of ['resolve', 'reject'] as const) {
+      const scope = new Scope(undefined, undefined, Infinity, undefined, 's', false);
+      const inner = deferred<string>();
+      const guarded = track(new Mapped<string>(scope, false, RACE_ALL).watch(inner.promise), clock);
+      scope.abort(new Error('caller'), true, false);
+      expect(await rejection(guarded)).toHaveProperty('message', 'caller');
+      if (end === 'resolve') inner.resolve('late');
+      else inner.reject(new Error('late'));
+      await clock.advance(0);
+    }
+    expect(seen).toEqual([]);
+  });
+
   it('a scope already aborted when watching starts: raced at once, or left to the value', async () => {
     const clock = new TestClock(START);
     const scope = new Scope(undefined, undefined, Infinity, undefined, 's', false);
@@ -547,6 +594,21 @@ describe('Scope: listeners and repeated aborts', () => {
     kids[2]!.dispose();
     parent.abort(new Error('stop'), true, false);
     expect(kids.map((k) => k.aborted)).toEqual([true, false, false, true]);
+  });
+
+  it('removing a listener it never had changes nothing; the others still hear the abort', () => {
+    const scope = new Scope(undefined, undefined, Infinity, undefined, 's', false);
+    const heard: string[] = [];
+    const listener = (name: string) => ({ onAbort: () => heard.push(name) });
+    const [a, b, c] = [listener('a'), listener('b'), listener('c')];
+    scope.add(a);
+    scope.add(b);
+    scope.add(c);
+    scope.remove(listener('stranger'));
+    scope.remove(b);
+    scope.remove(b);
+    scope.abort(new Error('stop'), true, false);
+    expect(heard.sort()).toEqual(['a', 'c']);
   });
 
   it('keeps its first hard reason; a cooperative abort can only be hardened, never repeated', () => {
