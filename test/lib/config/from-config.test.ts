@@ -1,7 +1,7 @@
 import { BehaviorSubject, concat, map, of, Subject, throwError } from 'rxjs';
 import { parse as parseYaml } from 'yaml';
-import { describe, expect, it } from 'vitest';
-import { AdaptiveLimiterPolicy, ConfigError, fromConfig, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { AdaptiveLimiterPolicy, ConfigError, fromConfig, memoryCacheStore, memoryStore, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { rejection, track } from '../../helpers/track.js';
 
@@ -126,6 +126,74 @@ describe('fromConfig', () => {
         { path: 'policies[1].handle', message: 'no handler named "isRetryable" was given' },
       ]);
     }
+  });
+
+  it('every option that names a handler reports a missing one, or one of the wrong kind, at its own path', () => {
+    const issuesOf = (entry: Record<string, unknown>, handlers: Record<string, unknown>) => {
+      try {
+        fromConfig({ policies: [entry] }, handlers);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).issues;
+      }
+      throw new Error(`expected a ConfigError for ${JSON.stringify(entry)}`);
+    };
+    const fn = () => true;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ type: 'retry' }, 'handle'],
+      [{ type: 'retry' }, 'handleResult'],
+      [{ type: 'hedge', delayMs: 10 }, 'handle'],
+      [{ type: 'hedge', delayMs: 10 }, 'handleResult'],
+      [{ type: 'chaos', injectionRate: 0.1 }, 'fault'],
+      [{ type: 'chaos', injectionRate: 0.1 }, 'result'],
+      [{ type: 'chaos', injectionRate: 0.1 }, 'latency'],
+      [{ type: 'chaos', injectionRate: 0.1, latency: 5 }, 'enabled'],
+      [{ type: 'fallback', handler: 'ok' }, 'handle'],
+      [{ type: 'fallback', handler: 'ok' }, 'handleResult'],
+      [{ type: 'fallback' }, 'handler'],
+      [{ type: 'sreBreaker' }, 'handle'],
+      [{ type: 'sreBreaker' }, 'handleResult'],
+      [{ type: 'keyedBreaker' }, 'keyOf'],
+      [{ type: 'adaptiveLimiter' }, 'isOverload'],
+      [{ type: 'idempotent' }, 'key'],
+      [{ type: 'idempotent' }, 'handleResult'],
+      [{ type: 'cache', ttlMs: 1_000 }, 'key'],
+      [{ type: 'cache', ttlMs: 1_000 }, 'handleResult'],
+    ];
+    for (const [entry, option] of cases) {
+      expect(issuesOf({ ...entry, [option]: 'missing' }, { ok: fn }), `${entry.type as string}.${option}`).toEqual([
+        { path: `policies[0].${option}`, message: 'no handler named "missing" was given' },
+      ]);
+      expect(issuesOf({ ...entry, [option]: 'bad' }, { ok: fn, bad: 42 }), `${entry.type as string}.${option}`).toEqual([
+        { path: `policies[0].${option}`, message: 'handler "bad" must be a function' },
+      ]);
+    }
+    // Values that are not functions: each says what it expected.
+    expect(issuesOf({ type: 'loadShedder', cpu: 'bad' }, { bad: 'high' })).toEqual([{ path: 'policies[0].cpu', message: 'handler "bad" must be a number, a function or an Observable' }]);
+    expect(issuesOf({ type: 'loadShedder', cpu: 'bad' }, { bad: null })).toEqual([{ path: 'policies[0].cpu', message: 'handler "bad" must be a number, a function or an Observable' }]);
+    expect(issuesOf({ type: 'idempotent', store: 'bad' }, { bad: 42 })).toEqual([{ path: 'policies[0].store', message: 'handler "bad" must be an IdempotencyStore' }]);
+    expect(issuesOf({ type: 'idempotent', codec: 'bad' }, { bad: null })).toEqual([{ path: 'policies[0].codec', message: 'handler "bad" must be a codec' }]);
+    expect(issuesOf({ type: 'cache', ttlMs: 1_000, store: 'bad' }, { bad: { set: fn } })).toEqual([{ path: 'policies[0].store', message: 'handler "bad" must be a CacheStore' }]);
+  });
+
+  it('a store or codec named in an entry is the one the policy uses', async () => {
+    const shared = memoryStore();
+    const codec = { encode: vi.fn((v: unknown) => JSON.stringify(v)), decode: vi.fn((t: string) => JSON.parse(t) as unknown) };
+    const config = { policies: [{ type: 'idempotent', store: 'orders', codec: 'json' }] };
+    const a = fromConfig(config, { orders: shared, json: codec });
+    const b = fromConfig(config, { orders: shared, json: codec });
+    let runs = 0;
+    await expect(a.execute(() => ++runs, { key: 'o-1' })).resolves.toBe(1);
+    await expect(b.execute(() => ++runs, { key: 'o-1' })).resolves.toBe(1);
+    expect(runs).toBe(1);
+    expect(codec.encode).toHaveBeenCalledWith(1);
+    expect(codec.decode).toHaveBeenCalledWith('1');
+    const cacheStore = memoryCacheStore();
+    const set = vi.spyOn(cacheStore, 'set');
+    const cached = fromConfig({ policies: [{ type: 'cache', ttlMs: 1_000, store: 'pages' }] }, { pages: cacheStore });
+    await expect(cached.execute(() => 'page', { key: 'home' })).resolves.toBe('page');
+    expect(set).toHaveBeenCalledTimes(1);
+    expect(set.mock.calls[0]![0]).toContain('home');
   });
 
   describe('hot reload', () => {
