@@ -1,7 +1,40 @@
+import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
-import { ConfigError, idempotent, IdempotencyResultNotStorableError, type PolicyEvent } from '../../../lib/index.js';
+import { ConfigError, idempotent, IdempotencyResultNotStorableError, StoreUnavailableError, type PolicyEvent } from '../../../lib/index.js';
 import { redisStore } from '../../../lib/redis/index.js';
-import { describeRedis, useRedis } from '../../helpers/redis.js';
+import { TestClock } from '../../../lib/testing.js';
+import { describeRedis, freePort, useRedis } from '../../helpers/redis.js';
+
+/** What a call rejected with (it must reject). */
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    (v) => {
+      throw new Error(`expected a rejection, got ${String(v)}`);
+    },
+    (e: unknown) => e,
+  );
+}
+
+it('refuses a value that is not an ioredis client, and bad options, with a ConfigError of redisStore naming them', () => {
+  const notClient = (() => {
+    try {
+      redisStore({ get: () => undefined } as never);
+    } catch (e) {
+      return e;
+    }
+  })();
+  expect(notClient).toBeInstanceOf(ConfigError);
+  expect(notClient).toMatchObject({
+    policy: 'redisStore',
+    message: 'invalid redisStore options: redis: expected an ioredis client (evalsha, eval)',
+    issues: [{ path: 'redis', message: 'expected an ioredis client (evalsha, eval)' }],
+  });
+  const client = { evalsha: () => Promise.resolve(0), eval: () => Promise.resolve(0) };
+  expect(() => redisStore(client, { commandTimeoutMs: 0 })).toThrow(
+    new ConfigError('redisStore', [{ path: 'commandTimeoutMs', message: 'expected a number greater than 0' }]),
+  );
+  expect(() => redisStore(client, { commandTimeoutMs: 0 })).toThrow('invalid redisStore options: commandTimeoutMs: expected a number greater than 0');
+});
 
 describeRedis('redisStore', () => {
   const db = useRedis();
@@ -24,6 +57,8 @@ describeRedis('redisStore', () => {
     await store.claim('k', 10_000, 60_000);
     await expect(store.release('k', '1', 60_000)).resolves.toBe(true);
     expect(await db.redis.hget('t2:k', 's')).toBe('f');
+    // a failed run keeps no value
+    expect(await db.redis.hget('t2:k', 'v')).toBe('');
     await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'claimed', token: '2', takeover: false });
   });
 
@@ -128,5 +163,31 @@ describeRedis('redisStore', () => {
     expect(() => redisStore(db.redis, { commandTimeoutMs: 0 })).toThrow(/commandTimeoutMs/);
     expect(() => redisStore(db.redis, { prefix: 1 } as never)).toThrow(/prefix/);
     expect(() => redisStore(db.redis, { ttl: 1 } as never)).toThrow(/ttl/);
+  });
+
+  it('a call Redis does not answer within commandTimeoutMs rejects with StoreUnavailableError naming redisStore and the operation', async () => {
+    // a client to a closed port queues its commands and retries forever: only the store's deadline ends a call
+    const dead = new Redis(await freePort(), '127.0.0.1', { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+    dead.on('error', () => undefined);
+    const clock = new TestClock(1_000_000);
+    const store = redisStore(dead, { commandTimeoutMs: 250, clock });
+    try {
+      const calls: [string, () => Promise<unknown>][] = [
+        ['claim', () => store.claim('k', 1_000, 1_000)],
+        ['complete', () => store.complete('k', '1', '"v"', 1_000)],
+        ['complete', () => store.completeNotStorable('k', '1', 1_000)],
+        ['release', () => store.release('k', '1', 1_000)],
+        ['extend', () => store.extend('k', '1', 1_000)],
+      ];
+      for (const [what, call] of calls) {
+        const error = rejection(call());
+        await clock.advance(250);
+        const e = await error;
+        expect(e).toBeInstanceOf(StoreUnavailableError);
+        expect(e).toMatchObject({ policy: 'redisStore', message: `store ${what} did not answer within 250 ms (redisStore)` });
+      }
+    } finally {
+      dead.disconnect();
+    }
   });
 });
