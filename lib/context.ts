@@ -107,7 +107,7 @@ export class Scope implements AbortListener, DeadlineEntry {
     return this.ctrl.signal;
   }
 
-  /** Adds `l`, told once when this scope aborts (at once if it already has). */
+  /** Adds `l`, told once when this scope next aborts; an abort that already happened is not told (read `aborted` first). */
   add(l: AbortListener): void {
     if (this.first === undefined) this.first = l;
     else (this.rest ??= []).push(l);
