@@ -41,6 +41,55 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Sun, 29 Nov 2026 15:00:00 GMT', now)).toBe(0);
     for (const bad of [null, undefined, '', '-1', '1.5', 'soon', '1e3']) expect(parseRetryAfter(bad, now)).toBeUndefined();
   });
+
+  it('reads a date written in capitals, and no date lies before the given now', () => {
+    const now = Date.parse('Sun, 29 Nov 2026 16:00:00 GMT');
+    expect(parseRetryAfter('SUN, 29 NOV 2026 16:00:05 GMT', now)).toBe(5_000);
+    expect(parseRetryAfter('Sun, 29 Nov 2026 16:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('Sun, 29 Nov 2026 16:00:01 GMT', now + 1_000)).toBe(0);
+    expect(parseRetryAfter('   ', now)).toBeUndefined();
+  });
+});
+
+describe('HttpStatusError', () => {
+  it('is named, coded and worded after the response', async () => {
+    const { url } = await serve(status(503, 'down'), (_req, res) => {
+      res.writeHead(502, '');
+      res.end();
+    });
+    const http = resilientFetch(retry({ maxAttempts: 1 }));
+    const first = (await http(`${url}/users/1`).catch((e: unknown) => e)) as HttpStatusError;
+    expect(first).toBeInstanceOf(HttpStatusError);
+    expect(first.name).toBe('HttpStatusError');
+    expect(first.code).toBe('HTTP_STATUS');
+    expect(first.message).toBe(`HTTP 503 Service Unavailable from ${url}/users/1`);
+    const second = (await http(`${url}/users/2`).catch((e: unknown) => e)) as HttpStatusError;
+    expect(second.message).toBe(`HTTP 502 from ${url}/users/2`);
+  });
+
+  it('says "the server" for a response without a url', async () => {
+    const { url } = await serve(status(500, 'oops'));
+    // a fetch that hands back a copy of the response, as a caching or proxying fetch does: no url
+    const copying = async (input: string | URL | Request, init?: RequestInit) => {
+      const res = await fetch(input, init);
+      return new Response(res.body, { status: res.status, headers: res.headers });
+    };
+    const error = (await resilientFetch(retry({ maxAttempts: 1 }), copying)(url).catch((e: unknown) => e)) as HttpStatusError;
+    expect(error.message).toBe('HTTP 500 from the server');
+    expect(error.body).toBe('oops');
+  });
+
+  it('isHttpStatusError wants an object with code HTTP_STATUS and a response', () => {
+    const response = new Response(null, { status: 500 });
+    expect(isHttpStatusError(new HttpStatusError(response, undefined, ''))).toBe(true);
+    expect(isHttpStatusError({ code: 'HTTP_STATUS', response })).toBe(true);
+    expect(isHttpStatusError({ code: 'HTTP_STATUS' })).toBe(false);
+    expect(isHttpStatusError({ code: 'TIMEOUT', response })).toBe(false);
+    expect(isHttpStatusError(null)).toBe(false);
+    expect(isHttpStatusError(undefined)).toBe(false);
+    expect(isHttpStatusError('HTTP_STATUS')).toBe(false);
+    expect(isHttpStatusError(Object.assign(() => {}, { code: 'HTTP_STATUS', response }))).toBe(false);
+  });
 });
 
 describe('resilientFetch', () => {
@@ -168,5 +217,68 @@ describe('resilientFetch', () => {
     const res = await http(new Request(url, { method: 'POST', body: 'payload' }), { execute: { timeout: 60_000 } });
     expect(res.status).toBe(200);
     expect(bodies).toEqual(['payload', 'payload']);
+  });
+
+  it('calls the fetch it is given, passing the method, headers and body of init', async () => {
+    const { url, seen } = await serve((req, res) => {
+      let b = '';
+      req.on('data', (c: Buffer) => (b += c));
+      req.on('end', () => res.end(`${req.method} ${req.headers['x-tenant']} ${b}`));
+    });
+    const inputs: Array<string | URL | Request> = [];
+    const counting = (input: string | URL | Request, init?: RequestInit) => (inputs.push(input), fetch(input, init));
+    const http = resilientFetch(retry({ maxAttempts: 1 }), counting);
+    const res = await http(`${url}/orders`, { method: 'PUT', headers: { 'x-tenant': 'acme' }, body: 'qty=2' });
+    expect(await res.text()).toBe('PUT acme qty=2');
+    expect(inputs).toEqual([`${url}/orders`]);
+    expect(seen.length).toBe(1);
+  });
+
+  it("passes init.execute to the policy: its timeout aborts the request on the policy's clock", async () => {
+    const clock = new TestClock(1_000_000);
+    let closed = false;
+    const { url, seen } = await serve((_req, res) => res.on('close', () => (closed = true)));
+    const http = resilientFetch(retry({ maxAttempts: 1, clock }));
+    const settled = http(url, { execute: { timeout: 300 } }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    await until(() => seen.length === 1);
+    await clock.advance(299);
+    expect(closed).toBe(false);
+    await clock.advance(1);
+    const error = (await settled) as Error;
+    expect(error.name).toBe('TimeoutError');
+    await until(() => closed);
+  });
+
+  it('reads at most maxDrainBytes of a failed body, then cancels the rest: the server sees the connection close', async () => {
+    let closed = false;
+    const { url } = await serve((_req, res) => {
+      res.on('close', () => (closed = true));
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.write('abcd'); // and never ends
+    });
+    const error = (await resilientFetch(retry({ maxAttempts: 1 }), undefined, { maxDrainBytes: 4 })(url).catch((e: unknown) => e)) as HttpStatusError;
+    expect(isHttpStatusError(error)).toBe(true);
+    expect(error.body).toBe('abcd');
+    expect(error.response.body!.locked).toBe(false);
+    await until(() => closed);
+  });
+
+  it('keeps only the first maxDrainBytes of a longer failed body, decoded as UTF-8', async () => {
+    const { url } = await serve(status(500, 'abcdefghijkl'), status(500, 'café au lait'));
+    const http = resilientFetch(retry({ maxAttempts: 1 }), undefined, { maxDrainBytes: 8 });
+    const error = (await http(url).catch((e: unknown) => e)) as HttpStatusError;
+    expect(error.body).toBe('abcdefgh');
+    const whole = (await resilientFetch(retry({ maxAttempts: 1 }))(url).catch((e: unknown) => e)) as HttpStatusError;
+    expect(whole.body).toBe('café au lait');
+  });
+
+  it('gives an empty body for a failure without one', async () => {
+    const { url } = await serve(status(204));
+    const http = resilientFetch(retry({ maxAttempts: 1 }), undefined, { isFailure: (r) => r.status === 204 });
+    const error = (await http(url).catch((e: unknown) => e)) as HttpStatusError;
+    expect(isHttpStatusError(error) && [error.status, error.body, error.retryAfterMs]).toEqual([204, '', undefined]);
   });
 });
