@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { protectFastify } from '../../../integrations/http/index.js';
+import { RateLimitedError } from '../../../lib/errors.js';
+import { bulkhead } from '../../../policies/bulkhead/index.js';
+import { policySource, protectFastify, type AsyncPermitSource } from '../../../integrations/http/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { until } from '../helpers/http-server.js';
 import { makeBreaker, tripShedRecover, type Backend } from './scenario.js';
@@ -87,5 +89,72 @@ describe('protectFastify', () => {
     const shed = await fetch(`${url}/inner`);
     expect(shed.status).toBe(503);
     expect(await shed.text()).toBe('Service Unavailable');
+  });
+
+  it('answers a rate limit with 429 "Too Many Requests" and its Retry-After', async () => {
+    app = Fastify();
+    await app.register(
+      protectFastify({
+        name: 'limiter',
+        allow() {
+          throw new RateLimitedError('limiter', 1_200);
+        },
+      }),
+    );
+    app.get('/x', async () => 'ok');
+    const res = await fetch(`${await start(app)}/x`);
+    expect([res.status, res.headers.get('retry-after'), await res.text()]).toEqual([429, '2', 'Too Many Requests']);
+  });
+
+  it('answers 500 when an asynchronous source rejects with something other than a shedding rejection', async () => {
+    const rejecting: AsyncPermitSource = { name: 'rejecting', allow: () => Promise.reject(new TypeError('async bug')) };
+    app = Fastify();
+    await app.register(protectFastify(rejecting));
+    let ran = false;
+    app.get('/x', async () => ((ran = true), 'ok'));
+    expect((await fetch(`${await start(app)}/x`)).status).toBe(500);
+    expect(ran).toBe(false);
+  });
+
+  it('keys a request that matches no route by its path without the query', async () => {
+    const made: string[] = [];
+    app = Fastify();
+    await app.register(protectFastify({ sourceFor: (key) => (made.push(key), new TestBreaker({ name: key })) }));
+    app.get('/known', async () => 'ok');
+    const res = await fetch(`${await start(app)}/nowhere/else?q=1`);
+    expect(res.status).toBe(404);
+    expect(made).toEqual(['GET:///nowhere/else']);
+  });
+
+  it('frees the slot at once of a call admitted after its client went away', async () => {
+    const pool = bulkhead({ name: 'pool', limit: 1, queue: 1 });
+    app = Fastify({ forceCloseConnections: true });
+    await app.register(protectFastify(policySource(pool)));
+    let arrived = 0;
+    app.get('/', async () => {
+      arrived++;
+      return new Promise<string>((r) => (unblock = () => r('done')));
+    });
+    const url = await start(app);
+    let socketsClosed = 0;
+    app.server.on('connection', (socket) => socket.on('close', () => socketsClosed++));
+    const first = fetch(url);
+    await until(() => arrived === 1);
+    const queued = new AbortController();
+    const second = fetch(url, { signal: queued.signal }).catch(() => 'gone');
+    await until(() => pool.queued === 1);
+    queued.abort();
+    expect(await second).toBe('gone');
+    await until(() => socketsClosed === 1);
+    unblock!();
+    expect((await first).status).toBe(200);
+    await until(() => pool.executing === 0 && pool.queued === 0);
+  });
+
+  it('registers under the display name breakwater', async () => {
+    app = Fastify();
+    await app.register(protectFastify(new TestBreaker()));
+    await app.ready();
+    expect(app.hasPlugin('breakwater')).toBe(true);
   });
 });

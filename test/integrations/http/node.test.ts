@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, RateLimitedError } from '../../../lib/errors.js';
-import { protectHandler, type PermitSource } from '../../../integrations/http/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BrokenCircuitError, ConfigError, RateLimitedError } from '../../../lib/errors.js';
+import { protectHandler, type AsyncPermitSource, type PermitSource } from '../../../integrations/http/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { listen, until, type LocalServer } from '../helpers/http-server.js';
 import { makeBreaker, tripShedRecover, type Backend } from './scenario.js';
@@ -11,6 +11,32 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
+
+/** A permit source that admits everything and keeps what each permit was settled with. */
+function recording(): PermitSource & { ends: unknown[] } {
+  const ends: unknown[] = [];
+  return {
+    name: 'recording',
+    ends,
+    allow: () => ({
+      success: () => void ends.push('success'),
+      failure: (e?: unknown) => void ends.push(e),
+      release: () => void ends.push('release'),
+    }),
+  };
+}
+
+const messageOf = (end: unknown): unknown => (end instanceof Error ? `Error: ${end.message}` : end);
+
+function configError(f: () => unknown): ConfigError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
+  }
+  return expect.unreachable('no ConfigError');
+}
 
 describe('protectHandler (node:http)', () => {
   it('sheds with 503 and Retry-After once 500s open the breaker, and recovers', async () => {
@@ -123,6 +149,145 @@ describe('protectHandler (node:http)', () => {
     expect((await fetch(server.url)).status).toBe(500);
     expect(ran).toBe(false);
     expect((errors[0] as Error).message).toBe('bug in the source');
+  });
+
+  it('judges final statuses by isFailure, failing with "HTTP <status>"; a handler that throws fails with "handler threw" whatever its status', async () => {
+    const source = recording();
+    server = await listen(
+      createServer(
+        protectHandler(
+          (req, res) => {
+            if (req.url === '/throw') throw new Error('bug');
+            res.statusCode = req.url === '/missing' ? 404 : req.url === '/fail' ? 500 : 200;
+            res.end();
+          },
+          { source, isFailure: (status) => status === 404, onError: () => {} },
+        ),
+      ),
+    );
+    for (const [path, status] of [
+      ['/missing', 404],
+      ['/fail', 500],
+      ['/throw', 500],
+      ['/ok', 200],
+    ] as const) {
+      const before = source.ends.length;
+      const res = await fetch(server.url + path);
+      expect(res.status).toBe(status);
+      await res.arrayBuffer();
+      await until(() => source.ends.length === before + 1);
+    }
+    expect(source.ends.map(messageOf)).toEqual(['Error: HTTP 404', 'success', 'Error: handler threw', 'success']);
+  });
+
+  it('fails with the default rule as "HTTP 503", and tells console.error about a handler that throws when no onError is given', async () => {
+    const source = recording();
+    const logged: unknown[][] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args));
+    try {
+      const bug = new Error('handler bug');
+      server = await listen(
+        createServer(
+          protectHandler((req, res) => {
+            if (req.url === '/throw') throw bug;
+            res.statusCode = 503;
+            res.end();
+          }, source),
+        ),
+      );
+      expect((await fetch(`${server.url}/busy`)).status).toBe(503);
+      expect((await fetch(`${server.url}/throw`)).status).toBe(500);
+      await until(() => source.ends.length === 2);
+      expect(source.ends.map(messageOf)).toEqual(['Error: HTTP 503', 'Error: handler threw']);
+      expect(logged).toEqual([['breakwater/http: handler failed', bug]]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('cuts the response short when the handler rejects after sending headers, and counts a failure', async () => {
+    const source = recording();
+    const errors: unknown[] = [];
+    server = await listen(
+      createServer(
+        protectHandler(
+          async (_req, res) => {
+            res.writeHead(200, { 'content-type': 'text/plain' });
+            res.write('partial');
+            await new Promise((r) => setTimeout(r, 10));
+            throw new Error('late bug');
+          },
+          { source, onError: (e) => errors.push(e) },
+        ),
+      ),
+    );
+    const res = await fetch(server.url);
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow();
+    await until(() => source.ends.length === 1);
+    expect(source.ends.map(messageOf)).toEqual(['Error: handler threw']);
+    expect((errors[0] as Error).message).toBe('late bug');
+  });
+
+  it('answers a shed call with a plain-text body and its length: "Too Many Requests" for 429, "Service Unavailable" for 503', async () => {
+    let error: unknown = new RateLimitedError('limiter', 1_000);
+    const source: PermitSource = {
+      name: 'shedding',
+      allow() {
+        throw error;
+      },
+    };
+    let ran = 0;
+    server = await listen(createServer(protectHandler(() => void ran++, source)));
+    const limited = await fetch(server.url);
+    expect([limited.status, limited.headers.get('content-type'), limited.headers.get('content-length'), await limited.text()]).toEqual([
+      429,
+      'text/plain; charset=utf-8',
+      '17',
+      'Too Many Requests',
+    ]);
+    error = new BrokenCircuitError('breaker', 4_001);
+    const open = await fetch(server.url);
+    expect([open.status, open.headers.get('retry-after'), open.headers.get('content-length'), await open.text()]).toEqual([
+      503,
+      '5',
+      '19',
+      'Service Unavailable',
+    ]);
+    expect(ran).toBe(0);
+  });
+
+  it('gives retryAfterMs, rounded up to seconds, as Retry-After when the rejection carries no delay', async () => {
+    const source: PermitSource = {
+      name: 'sre',
+      allow() {
+        throw new BrokenCircuitError('sre', undefined);
+      },
+    };
+    server = await listen(createServer(protectHandler(() => {}, { source, retryAfterMs: 2_500 })));
+    const res = await fetch(server.url);
+    expect([res.status, res.headers.get('retry-after')]).toEqual([503, '3']);
+  });
+
+  it('answers 500 and tells onError when an asynchronous source rejects with something other than a shedding rejection', async () => {
+    const errors: unknown[] = [];
+    const source: AsyncPermitSource = { name: 'async-broken', allow: () => Promise.reject(new TypeError('async bug')) };
+    let ran = false;
+    server = await listen(createServer(protectHandler(() => void (ran = true), { source, onError: (e) => errors.push(e) })));
+    expect((await fetch(server.url)).status).toBe(500);
+    expect(ran).toBe(false);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['async bug']);
+  });
+
+  it('refuses each bad option with a ConfigError naming it', () => {
+    const source = new TestBreaker();
+    const issues = (options: unknown) => configError(() => protectHandler(() => {}, options as never)).issues;
+    expect(configError(() => protectHandler(() => {}, {} as never)).message).toBe('invalid protectHandler options: source: give exactly one of source and sourceFor');
+    expect(issues({ source: {} })).toEqual([{ path: 'source', message: 'expected a permit source (an object with allow())' }]);
+    expect(issues({ source, maxKeys: 1.5 }).map((i) => i.path)).toEqual(['maxKeys']);
+    expect(issues({ source, maxKeys: 0 }).map((i) => i.path)).toEqual(['maxKeys']);
+    expect(issues({ source, bogus: 1 })).toEqual([{ path: 'bogus', message: 'unknown option' }]);
+    expect(issues({ source, onError: 3 })).toEqual([{ path: 'onError', message: 'expected a function' }]);
   });
 
   it('rejects bad options', () => {
