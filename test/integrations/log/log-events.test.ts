@@ -126,6 +126,63 @@ describe('logEvents', () => {
   it('rejects bad options', () => {
     const clock = new TestClock();
     expect(() => logEvents(new TestBreaker(), fakeLogger(clock), { rateLimitMs: -1 })).toThrow(ConfigError);
+    expect(() => logEvents(new TestBreaker(), fakeLogger(clock), { clock, every: 5 } as never)).toThrow('invalid logEvents options: every: unknown option');
+  });
+
+  it('writes timeouts (warn) and failed fallbacks (error), rounds figures to three decimals, and logs no outcome', () => {
+    const clock = new TestClock(1_000_000);
+    const source = new EventSource();
+    const logger = fakeLogger(clock);
+    logEvents({ name: 'p', events$: source.events$ }, logger, { clock, rateLimitMs: 0 });
+    const emit = (e: Record<string, unknown>) => source.emit(e as never);
+    emit({ type: 'outcome', policy: 'p', result: 'success', durationMs: 3 });
+    emit({ type: 'timeout', policy: 'p', timeoutMs: 250 });
+    emit({ type: 'fallbackFailed', policy: 'p', error: new Error('no cache') });
+    emit({ type: 'stateChange', policy: 'p', from: 'closed', to: 'open', reason: 'dropRatio', figure: 0.123456 });
+    emit({ type: 'retry', policy: 'p', attempt: 2, delayMs: 12.3456 });
+    expect(logger.entries.map((e) => [e.level, e.msg])).toEqual([
+      ['warn', 'p: timed out after 250 ms'],
+      ['error', 'p: every fallback handler failed'],
+      ['warn', 'p: breaker closed -> open (dropRatio 0.123)'],
+      ['info', 'p: retrying, attempt 2 in 12.346 ms'],
+    ]);
+    expect(logger.entries[0]!.obj).toEqual({ event: 'timeout', policy: 'p', timeoutMs: 250 });
+    expect((logger.entries[1]!.obj['err'] as Error).message).toBe('no cache');
+    expect('error' in logger.entries[1]!.obj).toBe(false);
+  });
+
+  it("gives a caller's cancellation an info line, leaves out an undefined error, and says no state it was not told", () => {
+    const clock = new TestClock(1_000_000);
+    const source = new EventSource();
+    const logger = fakeLogger(clock);
+    logEvents({ name: 'p', events$: source.events$ }, logger, { clock, rateLimitMs: 0 });
+    source.emit({ type: 'giveUp', policy: 'r', attempts: 1, reason: 'cancelled', error: undefined } as never);
+    source.emit({ type: 'rejected', policy: 'b' } as never);
+    expect(logger.entries.map((e) => [e.level, e.msg])).toEqual([
+      ['info', 'r: gave up after 1 attempts (cancelled)'],
+      ['warn', 'b: call rejected'],
+    ]);
+    expect(logger.entries[0]!.obj).toEqual({ event: 'giveUp', policy: 'r', attempts: 1, reason: 'cancelled' });
+  });
+
+  it('rate-limits to one line a second by default, and writes at once a line exactly one interval after the last', async () => {
+    const clock = new TestClock(1_000_000);
+    const source = new EventSource();
+    const logger = fakeLogger(clock);
+    logEvents({ name: 'p', events$: source.events$ }, logger, { clock });
+    const reject = () => source.emit({ type: 'rejected', policy: 'b', state: 'open' } as never);
+    reject();
+    reject();
+    expect(logger.entries.length).toBe(1);
+    await clock.advance(1_000);
+    expect(logger.entries.map((e) => [e.at - 1_000_000, e.obj['suppressed']])).toEqual([
+      [0, undefined],
+      [1_000, undefined],
+    ]);
+    await clock.advance(1_000);
+    reject(); // exactly 1 s after the last line
+    expect(logger.entries.length).toBe(3);
+    expect(clock.pendingTimers).toBe(0);
   });
 });
 
