@@ -1,4 +1,4 @@
-import { Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { Counter, register as globalRegistry, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../lib/errors.js';
 import { EventSource } from '../../../lib/events.js';
@@ -258,5 +258,97 @@ describe('registerMetrics (prometheus)', () => {
     // No limiter, no limiter metrics.
     registerMetrics(policy().timeout(10), { registry });
     expect(await metric(registry, 'breakwater_concurrency_limit')).toBeUndefined();
+  });
+
+  it('describes every metric in its help text', async () => {
+    const registry = new Registry();
+    const limiter = adaptiveLimiter({ name: 'users', initialLimit: 2 });
+    const handle = registerMetrics(policy().use(limiter).use(new TestBreaker({ name: 'b' })), { registry, gobreakerAliases: true });
+    const help = Object.fromEntries((await registry.getMetricsAsJSON()).map((m) => [m.name, m.help]));
+    expect(help).toEqual({
+      breakwater_breaker_state: 'Breaker state: 0 closed, 1 open, 2 half-open.',
+      breakwater_calls_total: 'Calls handled by a policy, by result: success, failure, timeout, rejected, cancelled, fallback.',
+      breakwater_call_duration_seconds: 'Time from a call entering a policy to its settling, in seconds (shed calls excluded).',
+      breakwater_retries_total: 'Retries started by a retry policy.',
+      gobreaker_state: 'Current state of circuit breaker (0=Closed, 1=Open, 2=HalfOpen)',
+      gobreaker_calls_total: 'Circuit breaker calls by result: success, failure, rejected.',
+      breakwater_concurrency_limit: 'Calls an adaptive concurrency limiter admits at once now.',
+      breakwater_concurrency_in_flight: 'Calls in flight under an adaptive concurrency limiter now.',
+    });
+    handle.dispose();
+    expect(await registry.getMetricsAsJSON()).toEqual([]);
+  });
+
+  it("registers on prom-client's global registry by default, and takes histogram buckets", async () => {
+    const b = new TestBreaker({ name: 'global-b' });
+    const handle = registerMetrics(b, { buckets: [0.1, 1] });
+    try {
+      await b.execute(() => 1);
+      const duration = (await globalRegistry.getMetricsAsJSON()).find((m) => m.name === 'breakwater_call_duration_seconds');
+      const les = duration!.values.filter((v) => (v as { metricName?: string }).metricName === 'breakwater_call_duration_seconds_bucket').map((v) => v.labels.le);
+      expect(les).toEqual([0.1, 1, '+Inf']);
+    } finally {
+      handle.dispose();
+    }
+    expect((await globalRegistry.getMetricsAsJSON()).find((m) => m.name.startsWith('breakwater_'))).toBeUndefined();
+  });
+
+  it("counts under gobreaker's names a timeout as a failure, not a fallback, and a breaker known only by its transitions", async () => {
+    const source = new EventSource();
+    const registry = new Registry();
+    registerMetrics({ name: 'svc', events$: source.events$ }, { registry, gobreakerAliases: true });
+    const emit = (e: Record<string, unknown>) => source.emit(e as never);
+    emit({ type: 'outcome', policy: 'svc', result: 'success', durationMs: 1 }); // not known as a breaker yet
+    emit({ type: 'stateChange', policy: 'svc', from: 'closed', to: 'open', reason: 'x' });
+    emit({ type: 'outcome', policy: 'svc', result: 'timeout', durationMs: 5 });
+    emit({ type: 'outcome', policy: 'svc', result: 'fallback', durationMs: 5 });
+    emit({ type: 'outcome', policy: 'svc', result: 'rejected', durationMs: 0 });
+    expect((await metric(registry, 'gobreaker_calls_total'))?.values.map((v) => [v.labels, v.value])).toEqual([
+      [{ name: 'svc', result: 'failure' }, 1],
+      [{ name: 'svc', result: 'rejected' }, 1],
+    ]);
+    expect(value(await metric(registry, 'gobreaker_state'), { name: 'svc' })).toBe(1);
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'svc' })).toBe(1);
+    // a shed call did no work: counted, not timed
+    const count = (await metric(registry, 'breakwater_call_duration_seconds'))!.values.find(
+      (v) => (v as { metricName?: string }).metricName === 'breakwater_call_duration_seconds_count',
+    );
+    expect(count?.value).toBe(3);
+  });
+
+  it('puts no key on the gobreaker state of a per-key breaker', async () => {
+    const source = new EventSource();
+    const registry = new Registry();
+    registerMetrics({ name: 'p', events$: source.events$, policies: [{ name: 'tenants' }] }, { registry, gobreakerAliases: true, perKey: true });
+    source.emit({ type: 'stateChange', policy: 'tenants:t1', from: 'closed', to: 'open', reason: 'x' } as never);
+    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'tenants', key: 't1' })).toBe(1);
+    expect((await metric(registry, 'gobreaker_state'))?.values).toEqual([]);
+  });
+
+  it('refuses each bad option and clash with a ConfigError naming it', () => {
+    const registry = new Registry();
+    const b = new TestBreaker();
+    const issues = (options: object) => {
+      try {
+        registerMetrics(b, options as never).dispose();
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).issues;
+      }
+      return expect.unreachable('no ConfigError');
+    };
+    expect(issues({ registry: {} })).toEqual([{ path: 'registry', message: 'expected a prom-client Registry' }]);
+    expect(issues({ registry, prefix: 'a-b_' })).toEqual([{ path: 'prefix', message: 'expected a Prometheus metric name prefix' }]);
+    expect(issues({ registry, prefix: 'shop-' }).map((i) => i.path)).toEqual(['prefix']);
+    for (const taken of ['le', 'name', 'key', 'result']) expect(issues({ registry, labels: { [taken]: 'x' } }).map((i) => i.path)).toEqual([`labels.${taken}`]);
+    expect(issues({ registry, labels: { 'team-name': 'x' } }).map((i) => i.path)).toEqual(['labels.team-name']);
+    registerMetrics(b, { registry, prefix: '' }).dispose();
+    registerMetrics(b, { registry, labels: { service: 's' } });
+    expect(issues({ registry })).toEqual([
+      { path: 'labels', message: 'metric breakwater_breaker_state is already registered with labels (policy,service), not (policy)' },
+    ]);
+    const other = new Registry();
+    new Counter({ name: 'breakwater_breaker_state', help: 'not ours', registers: [other] });
+    expect(issues({ registry: other })).toEqual([{ path: 'prefix', message: 'metric breakwater_breaker_state is already registered by someone else' }]);
   });
 });
