@@ -6,7 +6,9 @@ import {
   PeriodicExportingMetricReader,
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
+import { metrics } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EventSource } from '../../../lib/events.js';
 import { ConfigError } from '../../../lib/errors.js';
 import { registerOtelMetrics } from '../../../integrations/otel/index.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
@@ -147,5 +149,85 @@ describe('registerOtelMetrics', () => {
     // the SDK keeps a cumulative gauge's last point; what matters is that it is no longer read
     expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 0 }]);
     after.release();
+  });
+
+  it('describes every instrument', async () => {
+    const { meter, collect } = setup();
+    const limiter = adaptiveLimiter({ name: 'users', initialLimit: 2 });
+    registerOtelMetrics(limiter, { meter });
+    await limiter.execute(() => 1);
+    const descriptions = Object.fromEntries([...(await collect()).values()].map((m) => [m.descriptor.name, m.descriptor.description]));
+    expect(descriptions).toEqual({
+      'breakwater.calls': 'Calls handled by a policy, by result: success, failure, timeout, rejected, cancelled, fallback.',
+      'breakwater.call.duration': 'Time from a call entering a policy to its settling (shed calls excluded).',
+      'breakwater.concurrency.limit': 'Calls an adaptive concurrency limiter admits at once now.',
+      'breakwater.concurrency.in_flight': 'Calls in flight under an adaptive concurrency limiter now.',
+    });
+  });
+
+  it('reports limiter figures with the policy attribute alone when no attributes are given', async () => {
+    const { meter, collect } = setup();
+    registerOtelMetrics(adaptiveLimiter({ name: 'users', initialLimit: 3 }), { meter });
+    const m = await collect();
+    expect(points(m.get('breakwater.concurrency.limit'))).toEqual([{ attributes: { policy: 'users' }, value: 3 }]);
+    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users' }, value: 0 }]);
+  });
+
+  it("adds the key of a keyed breaker's breakers only with perKey, and never times a shed call", async () => {
+    const source = new EventSource();
+    const target = { name: 'p', events$: source.events$, policies: [{ name: 'tenants' }] };
+    const plain = setup();
+    const keyed = setup();
+    registerOtelMetrics(target, { meter: plain.meter });
+    registerOtelMetrics(target, { meter: keyed.meter, perKey: true, attributes: { service: 'api' } });
+    const emit = (e: Record<string, unknown>) => source.emit(e as never);
+    emit({ type: 'outcome', policy: 'tenants:t1', result: 'success', durationMs: 20 });
+    emit({ type: 'outcome', policy: 'tenants:t1', result: 'rejected', durationMs: 0 });
+    emit({ type: 'retry', policy: 'tenants:t2' });
+    emit({ type: 'stateChange', policy: 'tenants:t1', from: 'closed', to: 'open', reason: 'x' });
+    const a = await plain.collect();
+    expect(points(a.get('breakwater.calls'))).toEqual([
+      { attributes: { policy: 'tenants', result: 'success' }, value: 1 },
+      { attributes: { policy: 'tenants', result: 'rejected' }, value: 1 },
+    ]);
+    expect(points(a.get('breakwater.retries'))).toEqual([{ attributes: { policy: 'tenants' }, value: 1 }]);
+    expect(a.get('breakwater.breaker.state')?.dataPoints ?? []).toEqual([]);
+    const duration = a.get('breakwater.call.duration')!.dataPoints;
+    expect(duration.map((d) => [{ ...d.attributes }, (d.value as { count: number }).count])).toEqual([[{ policy: 'tenants' }, 1]]);
+    const b = await keyed.collect();
+    expect(points(b.get('breakwater.calls'))).toEqual([
+      { attributes: { policy: 'tenants', result: 'success', key: 't1', service: 'api' }, value: 1 },
+      { attributes: { policy: 'tenants', result: 'rejected', key: 't1', service: 'api' }, value: 1 },
+    ]);
+    expect(points(b.get('breakwater.retries'))).toEqual([{ attributes: { policy: 'tenants', key: 't2', service: 'api' }, value: 1 }]);
+    expect(points(b.get('breakwater.breaker.state'))).toEqual([{ attributes: { policy: 'tenants', key: 't1', service: 'api' }, value: 1 }]);
+  });
+
+  it('gives a state without a key the empty key under perKey', async () => {
+    const { meter, collect } = setup();
+    registerOtelMetrics(new TestBreaker({ name: 'solo' }), { meter, perKey: true });
+    expect(points((await collect()).get('breakwater.breaker.state'))).toEqual([{ attributes: { policy: 'solo', key: '' }, value: 0 }]);
+  });
+
+  it("uses the global meter provider's meter 'breakwater' by default", async () => {
+    const { collect } = setup();
+    const provider = providers.at(-1)!;
+    metrics.setGlobalMeterProvider(provider);
+    try {
+      const b = new TestBreaker({ name: 'global' });
+      registerOtelMetrics(b);
+      await b.execute(() => 1);
+      const m = await collect();
+      expect(points(m.get('breakwater.calls'))).toEqual([{ attributes: { policy: 'global', result: 'success' }, value: 1 }]);
+    } finally {
+      metrics.disable();
+    }
+  });
+
+  it('refuses each taken attribute name and unknown options', () => {
+    const b = new TestBreaker();
+    for (const taken of ['policy', 'result', 'key']) expect(() => registerOtelMetrics(b, { attributes: { [taken]: 'x' } })).toThrow(`attributes.${taken}`);
+    expect(() => registerOtelMetrics(b, { meter: {} as never })).toThrow('invalid otel options: meter: expected an OpenTelemetry Meter');
+    expect(() => registerOtelMetrics(b, { bogus: 1 } as never)).toThrow('invalid otel options: bogus: unknown option');
   });
 });
