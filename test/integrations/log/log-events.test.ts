@@ -163,6 +163,7 @@ describe('logEvents', () => {
       ['warn', 'b: call rejected'],
     ]);
     expect(logger.entries[0]!.obj).toEqual({ event: 'giveUp', policy: 'r', attempts: 1, reason: 'cancelled' });
+    expect('err' in logger.entries[0]!.obj).toBe(false);
   });
 
   it('rate-limits to one line a second by default, and writes at once a line exactly one interval after the last', async () => {
@@ -175,13 +176,18 @@ describe('logEvents', () => {
     reject();
     expect(logger.entries.length).toBe(1);
     await clock.advance(1_000);
+    await clock.advance(500);
+    reject(); // half a second after the line written at the end of the interval: waits for the next
+    expect(logger.entries.length).toBe(2);
+    await clock.advance(500);
     expect(logger.entries.map((e) => [e.at - 1_000_000, e.obj['suppressed']])).toEqual([
       [0, undefined],
       [1_000, undefined],
+      [2_000, undefined],
     ]);
     await clock.advance(1_000);
     reject(); // exactly 1 s after the last line
-    expect(logger.entries.length).toBe(3);
+    expect(logger.entries.length).toBe(4);
     expect(clock.pendingTimers).toBe(0);
   });
 });
