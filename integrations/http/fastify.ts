@@ -60,9 +60,12 @@ export function protectFastify(options: HttpGuardOptions | AsyncPermitSource): F
           .send(admitted.status === 429 ? 'Too Many Requests' : 'Service Unavailable');
         return;
       }
-      // Admission took time and the client has gone meanwhile: free the slot at once.
-      if (request.raw?.destroyed === true) admitted.release();
-      else permits.set(request, admitted);
+      // Admission took time and the client has gone meanwhile: free the slot at once and run nothing.
+      if (request.raw?.destroyed === true) {
+        admitted.release();
+        return;
+      }
+      permits.set(request, admitted);
       next();
     };
     instance.addHook('onRequest', (request: FastifyLikeRequest, reply: FastifyLikeReply, next: (error?: unknown) => void) => {

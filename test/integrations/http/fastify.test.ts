@@ -126,13 +126,14 @@ describe('protectFastify', () => {
     expect(made).toEqual(['GET:///nowhere/else']);
   });
 
-  it('frees the slot at once of a call admitted after its client went away', async () => {
+  it('a call admitted after its client went away frees its slot at once and never reaches the handler', async () => {
     const pool = bulkhead({ name: 'pool', limit: 1, queue: 1 });
     app = Fastify({ forceCloseConnections: true });
     await app.register(protectFastify(policySource(pool)));
     let arrived = 0;
     app.get('/', async () => {
       arrived++;
+      if (arrived > 1) return 'quick';
       return new Promise<string>((r) => (unblock = () => r('done')));
     });
     const url = await start(app);
@@ -149,6 +150,9 @@ describe('protectFastify', () => {
     unblock!();
     expect((await first).status).toBe(200);
     await until(() => pool.executing === 0 && pool.queued === 0);
+    // The next request is the second the handler sees: the abandoned one never ran it.
+    expect(await (await fetch(url)).text()).toBe('quick');
+    expect(arrived).toBe(2);
   });
 
   it('registers under the display name breakwater', async () => {
