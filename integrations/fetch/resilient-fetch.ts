@@ -84,9 +84,15 @@ async function drain(response: Response, max: number): Promise<string> {
   } finally {
     reader.releaseLock();
   }
-  return decode(chunks).slice(0, max);
+  return decode(chunks, max);
 }
 
-function decode(chunks: Uint8Array[]): string {
-  return Buffer.concat(chunks).toString('utf8');
+/** The bytes of `chunks` as UTF-8 text, at most `max` of them, never a character cut in two. */
+function decode(chunks: Uint8Array[], max = Infinity): string {
+  const bytes = Buffer.concat(chunks);
+  if (bytes.length <= max) return bytes.toString('utf8');
+  let end = max;
+  // The first byte left out continues a character: leave that whole character out.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
 }

@@ -275,6 +275,17 @@ describe('resilientFetch', () => {
     expect(whole.body).toBe('café au lait');
   });
 
+  it('counts maxDrainBytes in bytes of UTF-8, and never keeps half a character', async () => {
+    // 'é' is two bytes, '€' three.
+    const { url } = await serve(status(500, 'éééé'), status(500, 'a€€'));
+    const http = resilientFetch(retry({ maxAttempts: 1 }), undefined, { maxDrainBytes: 5 });
+    const two = (await http(url).catch((e: unknown) => e)) as HttpStatusError;
+    expect(two.body).toBe('éé');
+    const one = (await http(url).catch((e: unknown) => e)) as HttpStatusError;
+    expect(one.body).toBe('a€');
+    expect(Buffer.byteLength(one.body)).toBeLessThanOrEqual(5);
+  });
+
   it('gives an empty body for a failure without one', async () => {
     const { url } = await serve(status(204));
     const http = resilientFetch(retry({ maxAttempts: 1 }), undefined, { isFailure: (r) => r.status === 204 });
