@@ -54,7 +54,14 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
   const p = o.prefix;
   const names: string[] = [];
   const make = <M>(name: string, labelNames: string[], factory: () => M): M => {
-    const m = acquire(registry, name, labelNames, factory);
+    let m: M;
+    try {
+      m = acquire(registry, name, labelNames, factory);
+    } catch (error) {
+      // All or nothing: a clash on a later metric leaves none of this registration's metrics behind.
+      for (const n of names) release(registry, n);
+      throw error;
+    }
     names.push(name);
     return m;
   };

@@ -351,4 +351,14 @@ describe('registerMetrics (prometheus)', () => {
     new Counter({ name: 'breakwater_breaker_state', help: 'not ours', registers: [other] });
     expect(issues({ registry: other })).toEqual([{ path: 'prefix', message: 'metric breakwater_breaker_state is already registered by someone else' }]);
   });
+
+  it('a registration refused on a later metric leaves none of its metrics in the registry', async () => {
+    const registry = new Registry();
+    new Counter({ name: 'breakwater_retries_total', help: 'not ours', registers: [registry] });
+    expect(() => registerMetrics(new TestBreaker(), { registry })).toThrow('metric breakwater_retries_total is already registered by someone else');
+    expect((await registry.getMetricsAsJSON()).map((m) => m.name)).toEqual(['breakwater_retries_total']);
+    registry.removeSingleMetric('breakwater_retries_total');
+    registerMetrics(new TestBreaker(), { registry }).dispose();
+    expect(await registry.getMetricsAsJSON()).toEqual([]);
+  });
 });
