@@ -24,10 +24,13 @@ export const OtelOptionsSchema = z
      * @defaultValue none
      */
     attributes: z
-      .record(
-        z.string().refine((k) => k !== 'policy' && k !== 'result' && k !== 'key', { message: 'expected a free attribute name' }),
-        z.string(),
-      )
+      .record(z.string(), z.string())
+      // Each key checked here, not in the record's key schema: zod reports a key's own message as "Invalid key in record".
+      .superRefine((attributes, ctx) => {
+        for (const k of Object.keys(attributes)) {
+          if (k === 'policy' || k === 'result' || k === 'key') ctx.addIssue({ code: 'custom', path: [k], message: 'expected a free attribute name' });
+        }
+      })
       .default({}),
     /**
      * Advised bucket bounds (seconds) of the duration histogram, increasing.

@@ -31,10 +31,13 @@ export const PrometheusOptionsSchema = z
      * @defaultValue none
      */
     labels: z
-      .record(
-        z.string().refine((k) => labelName.test(k) && !reserved.has(k), { message: 'expected a free Prometheus label name' }),
-        z.string(),
-      )
+      .record(z.string(), z.string())
+      // Each key checked here, not in the record's key schema: zod reports a key's own message as "Invalid key in record".
+      .superRefine((labels, ctx) => {
+        for (const k of Object.keys(labels)) {
+          if (!labelName.test(k) || reserved.has(k)) ctx.addIssue({ code: 'custom', path: [k], message: 'expected a free Prometheus label name' });
+        }
+      })
       .default({}),
     /**
      * Upper bounds (seconds) of the duration histogram's buckets, increasing.

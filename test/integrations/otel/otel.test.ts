@@ -226,7 +226,7 @@ describe('registerOtelMetrics', () => {
 
   it('refuses each taken attribute name and unknown options', () => {
     const b = new TestBreaker();
-    for (const taken of ['policy', 'result', 'key']) expect(() => registerOtelMetrics(b, { attributes: { [taken]: 'x' } })).toThrow(`attributes.${taken}`);
+    for (const taken of ['policy', 'result', 'key']) expect(() => registerOtelMetrics(b, { attributes: { [taken]: 'x' } })).toThrow(`invalid otel options: attributes.${taken}: expected a free attribute name`);
     expect(() => registerOtelMetrics(b, { meter: {} as never })).toThrow('invalid otel options: meter: expected an OpenTelemetry Meter');
     expect(() => registerOtelMetrics(b, { bogus: 1 } as never)).toThrow('invalid otel options: bogus: unknown option');
   });

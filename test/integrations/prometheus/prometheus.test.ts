@@ -340,8 +340,10 @@ describe('registerMetrics (prometheus)', () => {
     expect(issues({ registry: {} })).toEqual([{ path: 'registry', message: 'expected a prom-client Registry' }]);
     expect(issues({ registry, prefix: 'a-b_' })).toEqual([{ path: 'prefix', message: 'expected a Prometheus metric name prefix' }]);
     expect(issues({ registry, prefix: 'shop-' }).map((i) => i.path)).toEqual(['prefix']);
-    for (const taken of ['le', 'name', 'key', 'result']) expect(issues({ registry, labels: { [taken]: 'x' } }).map((i) => i.path)).toEqual([`labels.${taken}`]);
-    expect(issues({ registry, labels: { 'team-name': 'x' } }).map((i) => i.path)).toEqual(['labels.team-name']);
+    for (const taken of ['le', 'name', 'key', 'result', 'policy']) {
+      expect(issues({ registry, labels: { [taken]: 'x' } })).toEqual([{ path: `labels.${taken}`, message: 'expected a free Prometheus label name' }]);
+    }
+    expect(issues({ registry, labels: { 'team-name': 'x', ok: 'y' } })).toEqual([{ path: 'labels.team-name', message: 'expected a free Prometheus label name' }]);
     registerMetrics(b, { registry, prefix: '' }).dispose();
     registerMetrics(b, { registry, labels: { service: 's' } });
     expect(issues({ registry })).toEqual([
