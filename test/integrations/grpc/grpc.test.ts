@@ -5,6 +5,7 @@ import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
 import type { PermitSource } from '../../../integrations/shared/permit.js';
 import { TestClock } from '../../../lib/testing.js';
 import { clientInterceptor, isFailureCode, LIMIT_DETAILS, serverInterceptor, SHED_DETAILS } from '../../../integrations/grpc/index.js';
+import { configError, recording } from '../helpers/checks.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { until } from '../helpers/http-server.js';
 import { startUsers, type Running } from './service.js';
@@ -180,20 +181,6 @@ describe('clientInterceptor', () => {
   });
 });
 
-/** A permit source that admits everything and keeps what each permit was settled with. */
-function recording(): PermitSource & { ends: unknown[] } {
-  const ends: unknown[] = [];
-  return {
-    name: 'recording',
-    ends,
-    allow: () => ({
-      success: () => void ends.push('success'),
-      failure: (e?: unknown) => void ends.push(e),
-      release: () => void ends.push('release'),
-    }),
-  };
-}
-
 describe('the interceptors with an adaptive concurrency limiter', () => {
   it('server: calls beyond the limit are answered UNAVAILABLE "concurrency limit reached" without running the handler', async () => {
     const limiter = adaptiveLimiter({ name: 'users', initialLimit: 1 });
@@ -241,16 +228,6 @@ describe('the interceptors with an adaptive concurrency limiter', () => {
     expect(isTimeoutError(server.ends[0])).toBe(true);
   });
 });
-
-function configError(f: () => unknown): ConfigError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return e as ConfigError;
-  }
-  return expect.unreachable('no ConfigError');
-}
 
 type RawClient = { get(r: unknown, o: object, cb: (e: { code: number; details: string; metadata: unknown } | null) => void): { cancel(): void } };
 

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrokenCircuitError, ConfigError, RateLimitedError } from '../../../lib/errors.js';
 import { protectHandler, type AsyncPermitSource, type PermitSource } from '../../../integrations/http/index.js';
+import { configError, recording } from '../helpers/checks.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { listen, until, type LocalServer } from '../helpers/http-server.js';
 import { makeBreaker, tripShedRecover, type Backend } from './scenario.js';
@@ -12,31 +13,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A permit source that admits everything and keeps what each permit was settled with. */
-function recording(): PermitSource & { ends: unknown[] } {
-  const ends: unknown[] = [];
-  return {
-    name: 'recording',
-    ends,
-    allow: () => ({
-      success: () => void ends.push('success'),
-      failure: (e?: unknown) => void ends.push(e),
-      release: () => void ends.push('release'),
-    }),
-  };
-}
-
 const messageOf = (end: unknown): unknown => (end instanceof Error ? `Error: ${end.message}` : end);
-
-function configError(f: () => unknown): ConfigError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ConfigError);
-    return e as ConfigError;
-  }
-  return expect.unreachable('no ConfigError');
-}
 
 describe('protectHandler (node:http)', () => {
   it('sheds with 503 and Retry-After once 500s open the breaker, and recovers', async () => {
