@@ -90,6 +90,8 @@ describeRedis('redisStore', () => {
     await expect(store.completeNotStorable('k', '2', 30_000)).resolves.toBe(false);
     await expect(store.completeNotStorable('k', '1', 30_000)).resolves.toBe(true);
     expect(await db.redis.hget('t7:k', 's')).toBe('n');
+    // no result is kept
+    expect(await db.redis.hget('t7:k', 'v')).toBe('');
     expect(await db.redis.pttl('t7:k')).toBeGreaterThan(29_000);
     await expect(store.claim('k', 10_000, 60_000)).resolves.toEqual({ state: 'notStorable' });
     // the claim above left the record as it was: same fence
