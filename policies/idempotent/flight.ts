@@ -121,8 +121,12 @@ class Joiner<R> implements AbortListener {
       this.resolve = resolve;
       this.reject = reject;
     });
-    c.scope?.add(this);
     flight.promise.then(this.ok, this.err);
+    const scope = c.scope;
+    if (scope === undefined) return;
+    // The caller's signal may abort while its key is computed (user code): then it has already left.
+    if (scope.aborted && !scope.cooperative) this.onAbort(scope);
+    else scope.add(this);
   }
 
   onAbort(scope: Scope): void {

@@ -146,6 +146,30 @@ describe('idempotent', () => {
     await expect(c).resolves.toBe(1);
   });
 
+  it('a caller whose signal aborts while its key is computed leaves at once: one outcome, and the run is told to stop', async () => {
+    const ac = new AbortController();
+    const p = idempotent<string>({
+      key: () => {
+        ac.abort(new Error('gone'));
+        return 'k';
+      },
+    });
+    const events = collect(p);
+    let signal: AbortSignal | undefined;
+    const call = p.execute(
+      (ctx) => {
+        signal = ctx.signal;
+        return new Promise<string>(() => {});
+      },
+      { signal: ac.signal },
+    );
+    await expect(call).rejects.toThrow('gone');
+    await flush();
+    expect(events.flatMap((e) => (e.type === 'outcome' ? [e.result] : []))).toEqual(['cancelled']);
+    // its only caller left, so the run is told to stop
+    expect(signal === undefined || signal.aborted).toBe(true);
+  });
+
   it("reports each caller's outcome once: a caller who left as it left, the others as the run ended", async () => {
     for (const end of ['fails', 'succeeds'] as const) {
       const p = idempotent();
