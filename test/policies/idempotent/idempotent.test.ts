@@ -148,7 +148,7 @@ describe('idempotent', () => {
 
   it('a caller whose signal aborts while its key is computed leaves at once: one outcome, and the run is told to stop', async () => {
     const ac = new AbortController();
-    const p = idempotent<string>({
+    const p = idempotent({
       key: () => {
         ac.abort(new Error('gone'));
         return 'k';
