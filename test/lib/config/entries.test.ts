@@ -63,3 +63,43 @@ describe('reconfigureEntry', () => {
     expect(breaker.state).toBe('open');
   });
 });
+
+describe('buildEntry', () => {
+  it("a cache entry's store must be an object with get(): null, a number or a bare object is a ConfigError naming it", () => {
+    for (const bad of [null, 5, {}]) {
+      expect(() => fromConfig({ policies: [{ type: 'cache', ttlMs: 1_000, store: 's' }] }, { s: bad })).toThrow(/policies\[0\]\.store.*a CacheStore/);
+    }
+  });
+
+  it("a loadShedder entry builds without cpu (the process's own), and with cpu a number handler", () => {
+    expect(fromConfig({ policies: [{ type: 'loadShedder' }] }).pipeline.policies).toHaveLength(1);
+    expect(fromConfig({ policies: [{ type: 'loadShedder', cpu: 'load' }] }, { load: 0.5 }).pipeline.policies).toHaveLength(1);
+  });
+
+  it("a keyedBreaker entry's metaKey keys a call without that label as '' (one shared breaker)", async () => {
+    const p = fromConfig({ policies: [{ type: 'keyedBreaker', metaKey: 'tenant' }] });
+    const keyed = p.pipeline.policies[0] as { registry: { peek(key: string): unknown; size: number } };
+    await p.execute(() => 'ok', { meta: { other: 'x' } });
+    await p.execute(() => 'ok', { meta: { tenant: 'a' } });
+    expect(keyed.registry.size).toBe(2);
+    expect(keyed.registry.peek('')).toBeDefined();
+    expect(keyed.registry.peek('a')).toBeDefined();
+  });
+});
+
+describe('reconfigureEntry: an entry is unchanged whatever the order of its keys', () => {
+  it("a reload that only reorders a degrade entry's signals (a record, kept in its written order) changes nothing", () => {
+    const entry = (signals: Record<string, number>, to = 'f') => ({ policies: [{ type: 'degrade', when: { decisionTree: { qpsHigh: 100, qpsMid: 50 } }, signals, to }] });
+    const configs = new BehaviorSubject<unknown>(entry({ cpu: 0.1, qps: 3 }));
+    const p = fromConfig(configs, { f: () => 'f', g: () => 'g' });
+    const events: PolicyEvent[] = [];
+    p.events$.subscribe((e) => (e.type === 'configApplied' || e.type === 'configRejected') && events.push(e));
+    const before = p.pipeline.policies[0];
+    configs.next(entry({ qps: 3, cpu: 0.1 }));
+    expect(events).toEqual([{ type: 'configApplied', policy: 'config', version: 2 }]);
+    expect(p.pipeline.policies[0]).toBe(before);
+    // a real change outside the thresholds is still refused
+    configs.next(entry({ qps: 3, cpu: 0.1 }, 'g'));
+    expect(events.at(-1)).toMatchObject({ type: 'configRejected', reason: 'invalid' });
+  });
+});
