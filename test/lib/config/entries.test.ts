@@ -55,7 +55,7 @@ describe('reconfigureEntry', () => {
     const p = fromConfig(configs, {}, { clock });
     const events: PolicyEvent[] = [];
     p.events$.subscribe((e) => (e.type === 'configApplied' || e.type === 'configRejected') && events.push(e));
-    const breaker = p.pipeline.policies[0] as { state: string };
+    const breaker = p.pipeline.policies[0] as unknown as { state: string };
     configs.next({ policies: [{ type: 'adaptiveBreaker', tripFailures: 2 }] });
     expect(events).toEqual([{ type: 'configApplied', policy: 'config', version: 2 }]);
     expect(p.pipeline.policies[0]).toBe(breaker);
@@ -78,7 +78,7 @@ describe('buildEntry', () => {
 
   it("a keyedBreaker entry's metaKey keys a call without that label as '' (one shared breaker)", async () => {
     const p = fromConfig({ policies: [{ type: 'keyedBreaker', metaKey: 'tenant' }] });
-    const keyed = p.pipeline.policies[0] as { registry: { peek(key: string): unknown; size: number } };
+    const keyed = p.pipeline.policies[0] as unknown as { registry: { peek(key: string): unknown; size: number } };
     await p.execute(() => 'ok', { meta: { other: 'x' } });
     await p.execute(() => 'ok', { meta: { tenant: 'a' } });
     expect(keyed.registry.size).toBe(2);
