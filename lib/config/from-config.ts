@@ -51,15 +51,9 @@ function parseStrategy(config: object): Parsed {
   const r = StrategyConfigSchema.safeParse(config);
   if (!r.success) throw new ConfigError('config', toConfigIssues(r.error));
   const expansion = expand(r.data);
-  const entries: EntryConfig[] = [];
-  const issues: ConfigIssue[] = [];
-  for (const { entry, source } of expansion.entries) {
-    // The written-out entries are checked too: cross-field rules of a policy surface under the strategy option.
-    const e = PolicyConfigSchema.safeParse(entry);
-    if (e.success) entries.push(e.data);
-    else for (const issue of toConfigIssues(e.error)) issues.push({ path: issue.path ? `${source}.${issue.path}` : source, message: issue.message });
-  }
-  if (issues.length > 0) throw new ConfigError('config', issues);
+  // The strategy's schema has checked these written-out entries already (each
+  // refusal under the strategy option it came from); parsing applies their defaults.
+  const entries: EntryConfig[] = expansion.entries.map(({ entry }) => PolicyConfigSchema.parse(entry));
   return {
     name: r.data.name,
     strategy: r.data.strategy,

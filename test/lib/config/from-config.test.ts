@@ -196,6 +196,74 @@ describe('fromConfig', () => {
     expect(set.mock.calls[0]![0]).toContain('home');
   });
 
+  describe('every refusal is a ConfigError of the policy "config", naming the path', () => {
+    /** The ConfigError `build` throws, as policy, message head and issues. */
+    function refusal(build: () => unknown): { policy: string; head: string; issues: readonly { path: string; message: string }[] } {
+      try {
+        build();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        const e = error as ConfigError;
+        return { policy: e.policy, head: e.message.slice(0, 23), issues: e.issues };
+      }
+      throw new Error('built');
+    }
+    const refused = (issues: { path: string; message: string | RegExp }[]) => ({
+      policy: 'config',
+      head: 'invalid config options:',
+      issues: issues.map((i) => ({ path: i.path, message: typeof i.message === 'string' ? i.message : expect.stringMatching(i.message) })),
+    });
+
+    it('a document that is not a config object', () => {
+      for (const doc of [null, 'text', 5]) expect(refusal(() => fromConfig(doc))).toEqual(refused([{ path: '', message: /expected object/ }]));
+    });
+
+    it('a document its parse function cannot read', () => {
+      const parse = () => {
+        throw new Error('bad yaml');
+      };
+      expect(refusal(() => fromConfig('x: [', {}, { parse }))).toEqual(refused([{ path: '', message: 'the document could not be parsed: Error: bad yaml' }]));
+    });
+
+    it('an entry, a strategy and a writer its schema refuses', () => {
+      expect(refusal(() => fromConfig({ policies: [{ type: 'timeout', ms: -1 }] }))).toEqual(refused([{ path: 'policies[0].ms', message: /./ }]));
+      expect(refusal(() => fromConfig({ strategy: 'standard', timeoutMs: -1, fallback: 'f' }))).toEqual(refused([{ path: 'timeoutMs', message: /./ }]));
+      expect(refusal(() => fromConfig({ strategy: 'writeBehind' }))).toEqual(refused([{ path: 'deliver', message: /./ }]));
+    });
+
+    it('a handler missing, of the wrong kind, or refused by the policy it is given to', () => {
+      expect(refusal(() => fromConfig({ policies: [{ type: 'fallback', handler: 'gone' }] }))).toEqual(
+        refused([{ path: 'policies[0].handler', message: 'no handler named "gone" was given' }]),
+      );
+      expect(refusal(() => fromConfig({ policies: [{ type: 'cache', ttlMs: 1_000, store: 'gone' }] }))).toEqual(
+        refused([{ path: 'policies[0].store', message: 'no handler named "gone" was given' }]),
+      );
+      expect(refusal(() => fromConfig({ strategy: 'writeBehind', deliver: 'gone' }))).toEqual(refused([{ path: 'deliver', message: 'no handler named "gone" was given' }]));
+      expect(refusal(() => fromConfig({ policies: [{ type: 'cache', ttlMs: 1_000, store: 's' }] }, { s: { get() {} } }))).toEqual(
+        refused([{ path: 'policies[0].store', message: 'expected a CacheStore (get, set, delete)' }]),
+      );
+    });
+
+    it('a config stream with no first config', () => {
+      expect(refusal(() => fromConfig(new Subject<unknown>()))).toEqual(
+        refused([{ path: '', message: 'the config stream must emit its first config on subscription (a BehaviorSubject or startWith)' }]),
+      );
+    });
+
+    it('an error that is not a ConfigError, thrown while a policy is built, is rethrown as it is', () => {
+      const boom = new Error('boom');
+      // the cache's own option check reads the store's methods
+      const store = {
+        get() {},
+        set() {},
+        get delete(): never {
+          throw boom;
+        },
+      };
+      expect(() => fromConfig({ policies: [{ type: 'cache', ttlMs: 1_000, store: 's' }] }, { s: store })).toThrow(boom);
+    });
+  });
+
   describe('hot reload', () => {
     it('changes a timeout in place on the next call', async () => {
       const clock = new TestClock(START);
