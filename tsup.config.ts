@@ -2,10 +2,10 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   entry: {
-    index: 'lib/index.ts',
+    index: 'api/index.ts',
     testing: 'lib/testing.ts',
     sla: 'lib/sla.ts',
-    redis: 'lib/redis/index.ts',
+    redis: 'integrations/redis/index.ts',
     prometheus: 'integrations/prometheus/index.ts',
     otel: 'integrations/otel/index.ts',
     http: 'integrations/http/index.ts',

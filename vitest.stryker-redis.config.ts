@@ -1,12 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-// Stryker's second run (stryker.redis.config.json): lib/redis against a real redis-server, which each
+// Stryker's second run (stryker.redis.config.json): integrations/redis against a real redis-server, which each
 // test file starts on loopback. The tests that spawn processes on the built package are left out: a
 // mutant of the sources never reaches them.
 export default defineConfig({
   test: {
-    include: ['test/lib/redis/**/*.test.ts', 'test/reliability/redis*.test.ts'],
-    exclude: ['test/lib/redis/processes.test.ts', 'node_modules/**'],
+    include: ['test/integrations/redis/**/*.test.ts', 'test/reliability/redis*.test.ts'],
+    exclude: ['test/integrations/redis/processes.test.ts', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

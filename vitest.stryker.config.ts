@@ -9,14 +9,14 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: [
-      'test/lib/redis/**',
+      'test/integrations/redis/**',
       'test/reliability/redis*.test.ts',
       'test/package.test.ts',
       'test/docs/**',
       'test/examples.test.ts',
       'test/integrations/entries.test.ts',
       'test/integrations/optional-peers.test.ts',
-      'test/lib/config/json-schema.test.ts',
+      'test/config/json-schema.test.ts',
       'test/lab/**',
       'test/bench/**',
       'test/reliability/soak*.test.ts',

@@ -1,9 +1,9 @@
 import type { Observable } from 'rxjs';
-import { policy } from '../lib/builder.js';
+import { policy } from '../api/builder.js';
 import type { Clock } from '../lib/clock.js';
 import type { PolicyEvent } from '../lib/events.js';
 import type { ExecutionContext, Policy } from '../lib/policy.js';
-import { strategies } from '../lib/strategies/index.js';
+import { strategies } from '../config/strategies/index.js';
 import type { Dependency } from './dependency.js';
 import { MODEL } from './model.js';
 

@@ -1,4 +1,4 @@
-import { BreakerPolicy, SUCCESS, type Verdict } from '../../lib/breaker.js';
+import { BreakerPolicy, SUCCESS, type Verdict } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../../lib/events.js';

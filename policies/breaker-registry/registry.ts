@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { BreakerPolicy } from '../../lib/breaker.js';
+import type { BreakerPolicy } from '../breaker/breaker.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';

@@ -7,7 +7,8 @@ import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { BulkheadOptionsSchema, type BulkheadOptions } from './options.js';
-import { Slot, Waiter, WaitQueue, type QueueNode } from './queue.js';
+import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
+import { Slot, Waiter, type SlotOwner } from './queue.js';
 
 /**
  * Bounds how many calls run at once (a bulkhead, seed 001's isolation): at

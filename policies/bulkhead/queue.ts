@@ -1,6 +1,14 @@
 import type { AbortListener, Context, Scope } from '../../lib/context.js';
 import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
-import type { BulkheadPolicy } from './bulkhead.js';
+import type { QueueNode } from '../../lib/wait-queue.js';
+
+/** What a waiter and a slot need of their bulkhead: run a call, take a waiter out, report, free a slot. */
+export interface SlotOwner {
+  run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R>;
+  dequeue(waiter: QueueNode, scope: Scope, start: number): void;
+  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void;
+  release(): void;
+}
 
 /**
  * A call waiting for a bulkhead slot: a node of the wait queue and a
@@ -15,7 +23,7 @@ export class Waiter<R> implements AbortListener, QueueNode {
   private reject!: (error: unknown) => void;
 
   constructor(
-    private readonly owner: BulkheadPolicy,
+    private readonly owner: SlotOwner,
     private readonly op: Operation<R>,
     private readonly ctx: Context,
     private readonly chain: Chain | undefined,
@@ -45,45 +53,6 @@ export class Waiter<R> implements AbortListener, QueueNode {
   }
 }
 
-/** A node of a {@link WaitQueue}. */
-export interface QueueNode {
-  prev: QueueNode | undefined;
-  next: QueueNode | undefined;
-  /** Its turn has come. */
-  grant(): void;
-}
-
-/** A FIFO of waiters, doubly linked so that a cancelled one leaves in O(1). */
-export class WaitQueue {
-  size = 0;
-  private head: QueueNode | undefined = undefined;
-  private tail: QueueNode | undefined = undefined;
-
-  push(w: QueueNode): void {
-    w.prev = this.tail;
-    if (this.tail === undefined) this.head = w;
-    else this.tail.next = w;
-    this.tail = w;
-    this.size++;
-  }
-
-  shift(): QueueNode | undefined {
-    const w = this.head;
-    if (w !== undefined) this.remove(w);
-    return w;
-  }
-
-  remove(w: QueueNode): void {
-    if (w.prev !== undefined) w.prev.next = w.next;
-    else if (this.head === w) this.head = w.next;
-    else return; // not queued
-    if (w.next !== undefined) w.next.prev = w.prev;
-    else this.tail = w.prev;
-    w.prev = w.next = undefined;
-    this.size--;
-  }
-}
-
 /**
  * The slot of one running call. It counts the chain and every call of the
  * operation still in flight, and frees the slot when all have settled.
@@ -92,7 +61,7 @@ export class Slot<R> {
   private pending = 1;
 
   constructor(
-    private readonly owner: BulkheadPolicy,
+    private readonly owner: SlotOwner,
     private readonly inner: Operation<R>,
     private readonly start: number,
     private readonly scope: Scope | undefined,

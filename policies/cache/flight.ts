@@ -1,6 +1,20 @@
 import { Context, Guard, runNext, Scope } from '../../lib/context.js';
 import type { Chain, Operation } from '../../lib/policy.js';
-import type { CachePolicy } from './cache.js';
+import type { Clock } from '../../lib/clock.js';
+import type { CacheRecord } from './store.js';
+
+/** What a flight needs of its cache: look up, save, forget, revalidate, report. */
+export interface FlightOwner {
+  readonly name: string;
+  readonly clock: Clock;
+  lookup(key: string): Promise<CacheRecord | undefined>;
+  save(key: string, value: unknown): Promise<boolean>;
+  forget(flight: FlightInfo): void;
+  revalidate<R>(key: string, op: Operation<R>, ctx: Context, next: Chain | undefined, until: number): void;
+  announce(flight: FlightInfo, count: number, coalesced: boolean): void;
+  observe<V>(p: Promise<V>, start: number): Promise<V>;
+  outcome(start: number, error: unknown, failed: boolean, scope: Scope | undefined): void;
+}
 
 /** What the cache policy reads of a flight. */
 export interface FlightInfo {
@@ -25,7 +39,7 @@ export class Flight<R> implements FlightInfo {
   private settled = false;
 
   constructor(
-    /** @internal */ readonly owner: CachePolicy,
+    /** @internal */ readonly owner: FlightOwner,
     readonly key: string,
     private readonly op: Operation<R>,
     private readonly ctx: Context,

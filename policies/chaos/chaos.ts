@@ -5,7 +5,7 @@ import { EventSource, type InjectedEvent, type PolicyEvent } from '../../lib/eve
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import { sleep } from '../retry/retry.js';
+import { sleep } from '../../lib/sleep.js';
 import { ChaosOptionsSchema, type ChaosOptions, type ChaosResult } from './options.js';
 
 /**

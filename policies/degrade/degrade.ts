@@ -7,7 +7,7 @@ import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
 import { DegradeOptionsSchema, type DegradeHandler, type DegradeInfo, type DegradeOptions, type DegradePredicate } from './options.js';
-import { processCpu, RollingCounter, toSignal, type Signal } from './signals.js';
+import { processCpu, RollingCounter, toSignal, type Signal } from '../../lib/signals.js';
 
 /**
  * Decides on every call, from live signals, whether to stop calling the real

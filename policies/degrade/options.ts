@@ -1,9 +1,8 @@
-import { isObservable } from 'rxjs';
 import { z } from 'zod';
 import { clockSchema, intAtLeast, nameSchema, positiveMs } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
-import type { SignalSource } from './signals.js';
+import { isSignalSource, type SignalSource } from '../../lib/signals.js';
 
 /** What a degrade handler is told: the action the decision named and the signal values it saw. */
 export interface DegradeInfo {
@@ -18,12 +17,6 @@ export type DegradeHandler<F> = (info: DegradeInfo, ctx: ExecutionContext) => F 
 
 /** A predicate over the current signal values: `true` degrades. */
 export type DegradePredicate = (signals: Readonly<Record<string, number>>) => boolean;
-
-const isSignalSource = (v: unknown): v is SignalSource =>
-  (typeof v === 'number' && Number.isFinite(v)) ||
-  typeof v === 'function' ||
-  isObservable(v) ||
-  (typeof v === 'object' && v !== null && typeof (v as { value?: unknown }).value === 'function');
 
 /** The zod schema of {@link degrade}'s options. */
 export const DegradeOptionsSchema = z
@@ -59,26 +52,3 @@ export const DegradeOptionsSchema = z
  * ```
  */
 export type DegradeOptions<F> = Omit<z.input<typeof DegradeOptionsSchema>, 'to'> & { to: DegradeHandler<F> };
-
-/** The zod schema of {@link loadShedder}'s options. */
-export const LoadShedderOptionsSchema = z
-  .object({
-    /** CPU utilisation (0–1) from which calls may be shed (go-zero: 900‰). @defaultValue 0.9 */
-    cpuThreshold: z.number({ message: 'expected a number in (0, 1)' }).gt(0, { message: 'expected a number in (0, 1)' }).lt(1, { message: 'expected a number in (0, 1)' }).default(0.9),
-    /** CPU source. @defaultValue `processCpu()` */
-    cpu: z.custom<SignalSource>(isSignalSource, { message: 'expected a number, a function, { value() } or an Observable<number>' }).optional(),
-    /** Window of pass counts and response times (go-zero: 5 s). @defaultValue 5_000 */
-    windowMs: positiveMs.default(5_000),
-    /** Buckets of the window (go-zero: 50). @defaultValue 50 */
-    buckets: intAtLeast(2).default(50),
-    /** After a drop, keep checking throughput this long even if CPU cools (go-zero: 1 s). @defaultValue 1_000 */
-    coolOffMs: positiveMs.default(1_000),
-    /** @defaultValue `'loadShedder'` */
-    name: nameSchema.default('loadShedder'),
-    /** @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict();
-
-/** Options of {@link loadShedder}. */
-export type LoadShedderOptions = z.input<typeof LoadShedderOptionsSchema>;

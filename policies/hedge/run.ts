@@ -1,9 +1,22 @@
-import type { DeadlineEntry } from '../../lib/clock.js';
+import type { Clock, DeadlineEntry, DeadlineTimer } from '../../lib/clock.js';
 import { Context, hardAborted, runNext, Scope } from '../../lib/context.js';
 import { isShedRejection } from '../../lib/errors.js';
 import { judge } from '../../lib/judge.js';
-import type { Chain, Operation } from '../../lib/policy.js';
-import type { HedgePolicy } from './hedge.js';
+import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
+
+/** What a hedged run needs of its policy: its tuning, its timer and where to report. */
+export interface HedgeOwner {
+  readonly name: string;
+  readonly maxHedged: number;
+  readonly clock: Clock;
+  readonly timer: DeadlineTimer;
+  readonly handle: ((error: unknown) => boolean) | undefined;
+  readonly handleResult: ((result: unknown) => boolean) | undefined;
+  delayFor(n: number, ctx: ExecutionContext): number;
+  hedged(attempt: number, delayMs: number): void;
+  won(attempt: number): void;
+  outcome(start: number, won: boolean, thrown: boolean, outcome: unknown, scope: Scope | undefined): void;
+}
 
 /** One attempt of a hedged call, with its own cancellation scope linked to the call's. */
 class Attempt<R> {
@@ -44,7 +57,7 @@ export class HedgeRun<R> implements DeadlineEntry {
   private delayMs = 0;
 
   constructor(
-    private readonly owner: HedgePolicy,
+    private readonly owner: HedgeOwner,
     private readonly op: Operation<R>,
     private readonly ctx: Context,
     private readonly next: Chain | undefined,

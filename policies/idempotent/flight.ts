@@ -1,6 +1,12 @@
 import { Context, Scope, type AbortListener } from '../../lib/context.js';
 import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
-import type { IdempotentPolicy } from './idempotent.js';
+
+/** What a flight needs of its idempotent policy: run it, forget it, report. */
+export interface FlightOwner {
+  runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R>;
+  forget(f: Flight<unknown>): void;
+  outcome(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void;
+}
 
 /**
  * One run of a key in this process (single-flight): every concurrent caller
@@ -36,7 +42,7 @@ export class Flight<R> {
   private idleWaiter: (() => void) | undefined = undefined;
 
   constructor(
-    readonly owner: IdempotentPolicy,
+    readonly owner: FlightOwner,
     readonly key: string,
     private readonly inner: Operation<R>,
     first: Context,

@@ -7,14 +7,14 @@ import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import { sleep } from '../retry/retry.js';
+import { sleep } from '../../lib/sleep.js';
 import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { Flight } from './flight.js';
 import { memoryStore } from './memory-store.js';
 import { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
 import { LeaseRenewer } from './renewer.js';
-import { boundedStoreCall } from './store-call.js';
+import { boundedStoreCall } from '../../lib/store-call.js';
 
 /**
  * Runs an operation at most once per key (seed 002 §4.4, done properly).

@@ -3,7 +3,7 @@ import type { Clock, TimerHandle } from '../../lib/clock.js';
 import { toContext, type AbortListener, type Scope } from '../../lib/context.js';
 import { parseOptions } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
-import { WaitQueue, type QueueNode } from '../bulkhead/queue.js';
+import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
 import { nonNegativeInt, perSecond } from './numbers.js';
 

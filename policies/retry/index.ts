@@ -1,4 +1,5 @@
-export { retry, RetryPolicy, sleep } from './retry.js';
+export { retry, RetryPolicy } from './retry.js';
+export { sleep } from '../../lib/sleep.js';
 export { RetryOptionsSchema, type RetryOptions } from './options.js';
 export { constant, linear, exponential, ExponentialOptionsSchema, type Backoff, type BackoffFunction, type ExponentialOptions, type Jitter } from './backoff.js';
 export {

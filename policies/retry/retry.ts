@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
+import { sleep } from '../../lib/sleep.js';
 import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
 import { ConfigError, isShedRejection } from '../../lib/errors.js';
 import { EventSource, type GiveUpEvent, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
@@ -208,47 +209,6 @@ function retryAfterOf(error: unknown): number | undefined {
 function badDelay(policy: string, delay: unknown, retry: number): ConfigError {
   const got = typeof delay === 'number' ? String(delay) : `a ${typeof delay}`;
   return new ConfigError(policy, [{ path: 'backoff', message: `returned ${got} before retry ${retry}; expected a finite number of milliseconds >= 0` }]);
-}
-
-class Sleep implements AbortListener {
-  private handle: unknown;
-  private resolve!: () => void;
-  private reject!: (error: unknown) => void;
-  readonly promise: Promise<void>;
-
-  constructor(
-    private readonly clock: Clock,
-    ms: number,
-    private readonly scope: Scope | undefined,
-  ) {
-    this.promise = new Promise<void>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-    if (scope !== undefined) {
-      if (scope.aborted) {
-        this.reject(scope.reason);
-        return;
-      }
-      scope.add(this);
-    }
-    this.handle = clock.setTimeout(this.wake, ms);
-  }
-
-  onAbort(scope: Scope): void {
-    this.clock.clearTimeout(this.handle);
-    this.reject(scope.reason);
-  }
-
-  private readonly wake = (): void => {
-    this.scope?.remove(this);
-    this.resolve();
-  };
-}
-
-/** Waits `ms` on `clock`, ending at once (rejecting with the reason) when `scope` aborts. */
-export function sleep(clock: Clock, ms: number, scope: Scope | undefined): Promise<void> {
-  return new Sleep(clock, ms, scope).promise;
 }
 
 /**

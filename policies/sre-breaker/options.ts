@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, windowSnapshotSchema } from '../../lib/breaker-options.js';
+import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, windowSnapshotSchema } from '../breaker/options.js';
 import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/options.js';
 
 /**

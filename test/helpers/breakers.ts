@@ -1,4 +1,4 @@
-import type { PolicyEvent } from '../../lib/index.js';
+import type { PolicyEvent } from '../../api/index.js';
 
 /** Clock start for every breaker test: well above 0, like real epoch times. */
 export const T0 = 1_700_000_000_000;

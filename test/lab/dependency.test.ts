@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policy } from '../../lib/builder.js';
+import { policy } from '../../api/builder.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { seededRandom } from '../../lib/testing.js';
 import { LabClock } from '../../lab/clock.js';

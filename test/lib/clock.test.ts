@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineTimer, deadlineTimerOf, isClock, systemClock } from '../../lib/clock.js';
-import { circuitBreaker, retry, timeout, TimeoutError } from '../../lib/index.js';
+import { circuitBreaker, retry, timeout, TimeoutError } from '../../api/index.js';
 import { TestClock } from '../../lib/testing.js';
 import { runs } from '../helpers/fuzz.js';
 

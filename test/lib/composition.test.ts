@@ -1,7 +1,7 @@
 import { handleAll, retry as cockatielRetry } from 'cockatiel';
 import { EMPTY } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, executeWith, fallback, pipe, policy, retry, RUN, runNext, systemClock, timeout, TimeoutError, constant, type Chain, type ExecutionContext, type Operation } from '../../lib/index.js';
+import { ConfigError, executeWith, fallback, pipe, policy, retry, RUN, runNext, systemClock, timeout, TimeoutError, constant, type Chain, type ExecutionContext, type Operation } from '../../api/index.js';
 import { TestClock } from '../../lib/testing.js';
 
 const START = 1_700_000_000_000;

@@ -5,7 +5,7 @@ import { deadlineTimerOf, systemClock } from '../../lib/clock.js';
 import { cancelledByCaller, Context, executeWith, Guard, hardAborted, isTimeoutReason, RACE_ALL, RACE_CALLER, RACE_OWN, runNext, Scope, toContext } from '../../lib/context.js';
 import { pipe } from '../../lib/pipe.js';
 import { RUN, type ExecutionContext, type Policy } from '../../lib/policy.js';
-import { circuitBreaker, constant, fallback, policy, retry, sreBreaker, timeout, type PolicyEvent } from '../../lib/index.js';
+import { circuitBreaker, constant, fallback, policy, retry, sreBreaker, timeout, type PolicyEvent } from '../../api/index.js';
 import { ConfigError, TimeoutError } from '../../lib/errors.js';
 import { TestClock } from '../../lib/testing.js';
 import { deferred, rejection, track } from '../helpers/track.js';

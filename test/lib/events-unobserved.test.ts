@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EventSource, policy } from '../../lib/index.js';
+import { EventSource, policy } from '../../api/index.js';
 import { seededRandom, TestClock } from '../../lib/testing.js';
 
 // quality.md "Performance": unsubscribed, no event object is built. Every

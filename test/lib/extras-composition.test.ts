@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policy, staleFallback, cache } from '../../lib/index.js';
+import { policy, staleFallback, cache } from '../../api/index.js';
 import { seededRandom, TestClock } from '../../lib/testing.js';
 import { after } from '../helpers/track.js';
 

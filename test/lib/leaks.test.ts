@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { constant, policy, type ExecutionContext } from '../../lib/index.js';
+import { constant, policy, type ExecutionContext } from '../../api/index.js';
 import { seededRandom, TestClock } from '../../lib/testing.js';
 
 const START = 1_700_000_000_000;

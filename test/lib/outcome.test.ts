@@ -31,7 +31,7 @@ import {
   sreBreaker,
   timeout,
   tokenBucket,
-} from '../../lib/index.js';
+} from '../../api/index.js';
 import type { ExecuteOptions, ExecutionContext, Policy } from '../../lib/policy.js';
 import { isErrorOutcome, isTimedOutcome, OUTCOME_RESULTS, thrownOutcome, valueOutcome } from '../../lib/outcome.js';
 import { deadlineTimerOf, systemClock } from '../../lib/clock.js';

@@ -8,7 +8,7 @@ import {
   sreBreaker,
   type CircuitBreakerOptions,
   type Permit,
-} from '../../lib/index.js';
+} from '../../api/index.js';
 import { seededRandom } from '../../lib/testing.js';
 import { T0 } from '../helpers/breakers.js';
 import { runs } from '../helpers/fuzz.js';

@@ -32,7 +32,7 @@ import {
   TimeoutError,
   tokenBucket,
   tokenBudget,
-} from '../../lib/index.js';
+} from '../../api/index.js';
 import { TestClock } from '../../lib/testing.js';
 import { pipelines, type SoakPipeline } from './soak.js';
 

@@ -3,7 +3,7 @@
  * behaviour the other tests left open (event contents, boundaries, hints).
  */
 import { describe, expect, it } from 'vitest';
-import { BrokenCircuitError, constant, ConfigError, policy, retry, timeout, TimeoutError, type PolicyEvent, type RetryBudget } from '../../lib/index.js';
+import { BrokenCircuitError, constant, ConfigError, policy, retry, timeout, TimeoutError, type PolicyEvent, type RetryBudget } from '../../api/index.js';
 import { TestClock } from '../../lib/testing.js';
 import { deadlineTimerOf } from '../../lib/clock.js';
 
@@ -220,7 +220,7 @@ describe('timeout: events and boundaries', () => {
 
 describe('window and breakers: from the survivors', () => {
   it('a lazy window (one bucket recorded) reads its sums from a later bucket still in view', async () => {
-    const { RollingWindow } = await import('../../lib/index.js');
+    const { RollingWindow } = await import('../../api/index.js');
     const w = new RollingWindow(4, 100, 0);
     w.add(10, 1, 2, 3);
     w.read(150);
@@ -233,7 +233,7 @@ describe('window and breakers: from the survivors', () => {
   });
 
   it('sreBreaker streaks from a single failing bucket; reset() empties the window back to head -1', async () => {
-    const { sreBreaker } = await import('../../lib/index.js');
+    const { sreBreaker } = await import('../../api/index.js');
     let t = T0;
     const clock = { now: () => t, setTimeout: () => 0, clearTimeout: () => {} };
     const b = sreBreaker({ clock, windowMs: 1_000, buckets: 10 });
@@ -248,7 +248,7 @@ describe('window and breakers: from the survivors', () => {
   });
 
   it('reconfigure replaces handle (setJudges)', async () => {
-    const { circuitBreaker } = await import('../../lib/index.js');
+    const { circuitBreaker } = await import('../../api/index.js');
     const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 1, clock: new TestClock(T0) });
     b.reconfigure({ strategy: 'consecutiveFailures', threshold: 1, handle: (e: unknown) => !(e instanceof TypeError) } as never);
     await expect(b.execute(() => Promise.reject(new TypeError('ignored')))).rejects.toBeInstanceOf(TypeError);
@@ -258,7 +258,7 @@ describe('window and breakers: from the survivors', () => {
   });
 
   it('a stale isolation handle (from before reset) does not end a newer isolation', async () => {
-    const { sreBreaker, circuitBreaker } = await import('../../lib/index.js');
+    const { sreBreaker, circuitBreaker } = await import('../../api/index.js');
     for (const b of [sreBreaker({ clock: new TestClock(T0) }), circuitBreaker({ strategy: 'errorRatio', clock: new TestClock(T0) })]) {
       const h1 = b.isolate();
       b.reset();
@@ -272,7 +272,7 @@ describe('window and breakers: from the survivors', () => {
   });
 
   it('through execute: a failure counts, an inner shed rejection is reported as rejected and counts nothing', async () => {
-    const { circuitBreaker } = await import('../../lib/index.js');
+    const { circuitBreaker } = await import('../../api/index.js');
     const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 2, clock: new TestClock(T0) });
     const events = collect(b);
     await expect(b.execute(() => Promise.reject(new BrokenCircuitError('inner')))).rejects.toBeInstanceOf(BrokenCircuitError);
@@ -287,7 +287,7 @@ describe('window and breakers: from the survivors', () => {
 
 describe('sreBreaker: from the survivors', () => {
   it('reports isolation and reset as state changes with their reasons', async () => {
-    const { sreBreaker } = await import('../../lib/index.js');
+    const { sreBreaker } = await import('../../api/index.js');
     const b = sreBreaker({ clock: new TestClock(T0) });
     const events = collect(b);
     const h = b.isolate();
@@ -300,7 +300,7 @@ describe('sreBreaker: from the survivors', () => {
   });
 
   it('reconfigure keeps clock and random, and names what cannot change', async () => {
-    const { sreBreaker } = await import('../../lib/index.js');
+    const { sreBreaker } = await import('../../api/index.js');
     let t = T0;
     let draws = 0;
     const clock = { now: () => t, setTimeout: () => 0, clearTimeout: () => {} };
@@ -330,7 +330,7 @@ describe('sreBreaker: from the survivors', () => {
 
 describe('circuitBreaker: from the survivors', () => {
   it('isolate/reset reasons, reconfigure refusing shape changes, a restored isolation reported as such', async () => {
-    const { circuitBreaker } = await import('../../lib/index.js');
+    const { circuitBreaker } = await import('../../api/index.js');
     const clock = new TestClock(T0);
     const b = circuitBreaker({ strategy: 'errorRatio', clock });
     const events = collect(b);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { constant, policy, TimeoutError, type ExecutionContext, type RetryBudget } from '../../lib/index.js';
+import { constant, policy, TimeoutError, type ExecutionContext, type RetryBudget } from '../../api/index.js';
 import { seededRandom, TestClock } from '../../lib/testing.js';
 import { runs } from '../helpers/fuzz.js';
 

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { idempotent, isRateLimitedError, rateLimiter, StoreUnavailableError, type PolicyEvent } from '../../lib/index.js';
-import { redisStore, redisTokenBucket, redisWriteQueue } from '../../lib/redis/index.js';
-import { strategies } from '../../lib/index.js';
+import { idempotent, isRateLimitedError, rateLimiter, StoreUnavailableError, type PolicyEvent } from '../../api/index.js';
+import { redisStore, redisTokenBucket, redisWriteQueue } from '../../integrations/redis/index.js';
+import { strategies } from '../../api/index.js';
 import { describeRedis, useRedis } from '../helpers/redis.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Redis crashes (SIGKILL, no shutdown work) while calls are in flight, under
  * every Redis-backed feature (the idempotent store, the distributed token
- * bucket), and comes back. test/lib/redis/faults.test.ts covers a clean stop
+ * bucket), and comes back. test/integrations/redis/faults.test.ts covers a clean stop
  * between calls; this covers a crash under a steady stream of calls.
  */
 describeRedis('Redis killed and restarted under load', () => {

@@ -77,7 +77,7 @@ describe('soak', () => {
   it('a short run on the system clock: every call settles, and no timer stays armed', { timeout: 120_000 }, async () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
-    const { systemClock } = await import('../../lib/index.js');
+    const { systemClock } = await import('../../api/index.js');
     const r = await soak({
       calls: 700,
       clock: systemClock,

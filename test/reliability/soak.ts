@@ -11,7 +11,7 @@ import {
   type ExecutionContext,
   type Policy,
   Pipeline,
-} from '../../lib/index.js';
+} from '../../api/index.js';
 
 /** Outcome kinds of the soak's operations, drawn from a seeded random source. */
 export const KINDS = ['ok', 'slow', 'fail', 'hangCooperative', 'hangDeaf', 'throwSync', 'throwNonError'] as const;
@@ -96,7 +96,7 @@ export function pipelines(clock: Clock, random: () => number, ms = 1): SoakPipel
     entry(policy(env).chaos({ fault: new Error('chaos'), injectionRate: 0.2, random }).cache({ ttlMs: t(50), store: memoryCacheStore({ clock }), key: (ctx) => ctx.key }).timeout(t(60))),
     entry(policy(env).chaos({ latency: t(15), injectionRate: 0.3, random }).timeout(t(60))),
     entry(policy(env).degrade({ when: () => random() < 0.1, to: () => 'degraded' }).loadShedder({ cpu: () => random(), cpuThreshold: 0.8, windowMs: t(1_000), buckets: 10, coolOffMs: t(50) }).timeout(t(60))),
-    // and every strategy (lib/strategies), each on the same clock and random source
+    // and every strategy (config/strategies), each on the same clock and random source
     entry(strategies.failFast({ timeoutMs: t(50), ...env })),
     entry(strategies.boundedRetry({ attemptTimeoutMs: t(30), totalTimeoutMs: t(80), maxAttempts: 2, backoff: { kind: 'constant' as const, ms: t(3) }, ...env })),
     entry(strategies.budgetedRetry({ timeoutMs: t(50), maxAttempts: 3, backoff: { kind: 'constant' as const, ms: t(3) }, ...env })),

@@ -5,7 +5,7 @@ import { TestClock } from '../../../lib/testing.js';
 import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
 import { bulkhead } from '../../../policies/bulkhead/index.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
-import { loadShedder } from '../../../policies/degrade/index.js';
+import { loadShedder } from '../../../policies/load-shedder/index.js';
 import { rateLimiter, tokenBucket } from '../../../policies/rate-limiter/index.js';
 import { sreBreaker } from '../../../policies/sre-breaker/index.js';
 import { policySource, protectExpress, protectHandler } from '../../../integrations/http/index.js';

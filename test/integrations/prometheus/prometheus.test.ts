@@ -6,7 +6,7 @@ import { registerMetrics } from '../../../integrations/prometheus/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
 import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
-import { policy } from '../../../lib/builder.js';
+import { policy } from '../../../api/builder.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
 import { TestClock } from '../../../lib/testing.js';
 

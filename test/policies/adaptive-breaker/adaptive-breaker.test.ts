@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveBreaker, breaker, BrokenCircuitError, ConfigError, type AdaptiveBreakerOptions, type Permit, type StateChangeEvent } from '../../../lib/index.js';
+import { adaptiveBreaker, breaker, BrokenCircuitError, ConfigError, type AdaptiveBreakerOptions, type Permit, type StateChangeEvent } from '../../../api/index.js';
 import { scriptedRandom, seededRandom, TestClock } from '../../../lib/testing.js';
 import { collect, queueRandom, T0 } from '../../helpers/breakers.js';
 

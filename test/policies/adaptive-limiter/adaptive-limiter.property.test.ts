@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { adaptiveLimiter, TimeoutError, type LimitChangedEvent, type PolicyEvent } from '../../../lib/index.js';
+import { adaptiveLimiter, TimeoutError, type LimitChangedEvent, type PolicyEvent } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { simulate, uniform } from '../../helpers/dependency.js';
 import { runs } from '../../helpers/fuzz.js';

@@ -22,7 +22,7 @@ import {
   type LimitChangedEvent,
   type Operation,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { deferred, rejection, track } from '../../helpers/track.js';
 

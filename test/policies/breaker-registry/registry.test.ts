@@ -9,7 +9,7 @@ import {
   policy,
   SreBreaker,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
 import { T0 } from '../../helpers/breakers.js';
 

@@ -1,7 +1,7 @@
 import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bulkhead, isBulkheadRejectedError } from '../../../lib/index.js';
+import { bulkhead, isBulkheadRejectedError } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { runs } from '../../helpers/fuzz.js';
 

@@ -8,7 +8,7 @@ import {
   policy,
   TimeoutError,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { deferred } from '../../helpers/track.js';
 

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { cache, ConfigError, policy, staleFallback, TimeoutError, type ExecutionContext, type PolicyEvent } from '../../../lib/index.js';
+import { cache, ConfigError, policy, staleFallback, TimeoutError, type ExecutionContext, type PolicyEvent } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { after } from '../../helpers/track.js';
 

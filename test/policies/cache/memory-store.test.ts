@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, jsonCacheCodec, memoryCacheStore, type CacheRecord } from '../../../lib/index.js';
+import { ConfigError, jsonCacheCodec, memoryCacheStore, type CacheRecord } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 
 const rec = (value: unknown): CacheRecord => ({ value, storedAt: 0, expiresAt: 10, staleUntil: 10 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chaos, ConfigError, policy, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
+import { chaos, ConfigError, policy, TimeoutError, type PolicyEvent } from '../../../api/index.js';
 import { scriptedRandom, seededRandom, TestClock } from '../../../lib/testing.js';
 
 const START = 1_700_000_000_000;

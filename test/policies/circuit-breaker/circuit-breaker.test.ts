@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BrokenCircuitError, circuitBreaker, type CircuitBreakerOptions, type PolicyEvent } from '../../../lib/index.js';
+import { BrokenCircuitError, circuitBreaker, type CircuitBreakerOptions, type PolicyEvent } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { collect, T0 } from '../../helpers/breakers.js';
 

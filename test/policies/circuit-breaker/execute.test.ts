@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BrokenCircuitError, circuitBreaker, pipe, policy, sreBreaker, timeout, TimeoutError } from '../../../lib/index.js';
+import { BrokenCircuitError, circuitBreaker, pipe, policy, sreBreaker, timeout, TimeoutError } from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
 import { T0 } from '../../helpers/breakers.js';
 

@@ -7,7 +7,7 @@ import {
   type Clock,
   type Permit,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { T0 } from '../../helpers/breakers.js';
 import { runs } from '../../helpers/fuzz.js';
 

@@ -1,6 +1,6 @@
 import { BehaviorSubject, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, decisionTree, degrade, healthOf, policy, type DegradeInfo, type PolicyEvent } from '../../../lib/index.js';
+import { ConfigError, decisionTree, degrade, healthOf, policy, type DegradeInfo, type PolicyEvent } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 
 const START = 1_700_000_000_000;

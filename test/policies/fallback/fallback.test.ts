@@ -10,7 +10,7 @@ import {
   type FallbackFailedEvent,
   type OutcomeEvent,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { rejection, track } from '../../helpers/track.js';
 import { runs } from '../../helpers/fuzz.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hedge, type ExecutionContext } from '../../../lib/index.js';
+import { hedge, type ExecutionContext } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { runs } from '../../helpers/fuzz.js';
 

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { circuitBreaker, ConfigError, hedge, pipe, policy, retry, constant, TimeoutError, type PolicyEvent } from '../../../lib/index.js';
+import { circuitBreaker, ConfigError, hedge, pipe, policy, retry, constant, TimeoutError, type PolicyEvent } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { Context, Scope } from '../../../lib/context.js';
 import { RUN } from '../../../lib/policy.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idempotent, isIdempotencyResultNotStorableError, memoryStore } from '../../../lib/index.js';
+import { idempotent, isIdempotencyResultNotStorableError, memoryStore } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { runs } from '../../helpers/fuzz.js';
 

@@ -14,7 +14,7 @@ import {
   TimeoutError,
   type IdempotencyStore,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { isShedRejection } from '../../../lib/errors.js';
 import { TestClock } from '../../../lib/testing.js';
 import { deferred } from '../../helpers/track.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isIdempotencyStore, memoryStore } from '../../../lib/index.js';
+import { isIdempotencyStore, memoryStore } from '../../../api/index.js';
 
 describe('isIdempotencyStore', () => {
   it('needs claim, complete, completeNotStorable and release: a store that cannot record a run without a result is refused', () => {

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, leakyBucket, rateLimiter, RateLimitedError } from '../../../lib/index.js';
+import { ConfigError, leakyBucket, rateLimiter, RateLimitedError } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 
 const START = 1_700_000_000_000;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isRateLimitedError, rateLimiter, RateLimitedError, slidingWindow, SlidingWindow } from '../../../lib/index.js';
+import { ConfigError, isRateLimitedError, rateLimiter, RateLimitedError, slidingWindow, SlidingWindow } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { runs } from '../../helpers/fuzz.js';
 

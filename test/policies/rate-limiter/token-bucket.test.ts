@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isRateLimitedError, rateLimiter, RateLimitedError, tokenBucket, type PolicyEvent } from '../../../lib/index.js';
+import { ConfigError, isRateLimitedError, rateLimiter, RateLimitedError, tokenBucket, type PolicyEvent } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 
 const START = 1_700_000_000_000;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, constant, exponential, linear, type Jitter } from '../../../lib/index.js';
+import { ConfigError, constant, exponential, linear, type Jitter } from '../../../api/index.js';
 import { seededRandom } from '../../../lib/testing.js';
 import { runs } from '../../helpers/fuzz.js';
 

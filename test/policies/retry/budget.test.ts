@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, constant, retry, sloBudget, tokenBudget, type RetryBudget } from '../../../lib/index.js';
+import { ConfigError, constant, retry, sloBudget, tokenBudget, type RetryBudget } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 
 const START = 1_700_000_000_000;

@@ -17,7 +17,7 @@ import {
   type PolicyEvent,
   type RetryBudget,
   type RetryEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { rejection, track } from '../../helpers/track.js';
 

@@ -10,7 +10,7 @@ import {
   timeout,
   TimeoutError,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
 import { collect, T0 } from '../../helpers/breakers.js';
 

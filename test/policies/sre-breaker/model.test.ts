@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BrokenCircuitError, sreBreaker, type Clock, type Permit } from '../../../lib/index.js';
+import { BrokenCircuitError, sreBreaker, type Clock, type Permit } from '../../../api/index.js';
 import { T0 } from '../../helpers/breakers.js';
 import { runs } from '../../helpers/fuzz.js';
 

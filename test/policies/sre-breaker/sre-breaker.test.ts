@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BrokenCircuitError, sreBreaker, type SreBreakerOptions } from '../../../lib/index.js';
+import { BrokenCircuitError, sreBreaker, type SreBreakerOptions } from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
 import { below, collect, queueRandom, T0 } from '../../helpers/breakers.js';
 

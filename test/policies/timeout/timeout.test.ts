@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isTimeoutError, policy, timeout, TimeoutError, type OutcomeEvent, type PolicyEvent } from '../../../lib/index.js';
+import { ConfigError, isTimeoutError, policy, timeout, TimeoutError, type OutcomeEvent, type PolicyEvent } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { rejection, track } from '../../helpers/track.js';
 

@@ -24,7 +24,7 @@ import {
   tokenBudget,
   toSignal,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import {
   allowedDowntime,
   availabilityNines,

@@ -33,7 +33,7 @@ import {
   timeout,
   TimeoutError,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { isShedRejection } from '../../../lib/errors.js';
 import { formatPath } from '../../../lib/options.js';
 import { TestClock } from '../../../lib/testing.js';
@@ -335,7 +335,7 @@ describe('lib/strategies/expand.ts: chains, defaults and error paths', () => {
 
 describe('lib/strategies/strategies.ts: code options', () => {
   it('keeps an object defaultValue as given, and lifts functions into handlers', async () => {
-    const { strategies } = await import('../../../lib/index.js');
+    const { strategies } = await import('../../../api/index.js');
     const clock = new TestClock(T0);
     const d = new Date(0);
     const p = strategies.errorCountTrip({ defaultValue: d, clock });
@@ -837,7 +837,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
   const down = () => Promise.reject(new Error('down'));
 
   it('defaults: named "writeBehind", a 1000 ms timeout, replays every 1000 ms; ids carry the time and a sequence', async () => {
-    const { writeBehind } = await import('../../../lib/index.js');
+    const { writeBehind } = await import('../../../api/index.js');
     const clock = new TestClock(T0);
     let up = false;
     const got: number[] = [];
@@ -867,7 +867,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
   });
 
   it('a replay round takes at most `batch` writes; the next round takes the rest', async () => {
-    const { writeBehind } = await import('../../../lib/index.js');
+    const { writeBehind } = await import('../../../api/index.js');
     const clock = new TestClock(T0);
     let up = false;
     const got: number[] = [];
@@ -883,7 +883,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
   });
 
   it('counts the writes still waiting per key as a round replays some of them', async () => {
-    const { writeBehind } = await import('../../../lib/index.js');
+    const { writeBehind } = await import('../../../api/index.js');
     const clock = new TestClock(T0);
     let up = false;
     const got: number[] = [];
@@ -901,7 +901,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
   });
 
   it('a write that fails in a round holds back later writes of its key only', async () => {
-    const { writeBehind } = await import('../../../lib/index.js');
+    const { writeBehind } = await import('../../../api/index.js');
     const clock = new TestClock(T0);
     let up = false;
     const got: string[] = [];
@@ -920,7 +920,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
   });
 
   it('a round ends at an open breaker', async () => {
-    const { writeBehind } = await import('../../../lib/index.js');
+    const { writeBehind } = await import('../../../api/index.js');
     const clock = new TestClock(T0);
     let calls = 0;
     const w = writeBehind<string>({
@@ -940,7 +940,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
   });
 
   it('a successful direct write starts a replay at once when writes are waiting', async () => {
-    const { writeBehind } = await import('../../../lib/index.js');
+    const { writeBehind } = await import('../../../api/index.js');
     const clock = new TestClock(T0);
     let up = false;
     const got: string[] = [];
@@ -954,7 +954,7 @@ describe('lib/strategies/write-behind: events, defaults, order and batches', () 
   });
 
   it('an aborted write throws instead of queueing; a closed writer schedules nothing', async () => {
-    const { writeBehind } = await import('../../../lib/index.js');
+    const { writeBehind } = await import('../../../api/index.js');
     const clock = new TestClock(T0);
     const w = writeBehind<string>({ deliver: () => down(), breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
     const ac = new AbortController();

@@ -17,7 +17,7 @@ import {
   type CacheStore,
   type ExecutionContext,
   type PolicyEvent,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
 import { Context, Scope } from '../../../lib/context.js';
 import { RUN } from '../../../lib/policy.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isIdempotencyCodec, isIdempotencyStore, memoryStore, StoreUnavailableError } from '../../../lib/index.js';
+import { ConfigError, isIdempotencyCodec, isIdempotencyStore, memoryStore, StoreUnavailableError } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { encodeChecked, type IdempotencyCodec } from '../../../policies/idempotent/codec.js';
 import { LeaseRenewer } from '../../../policies/idempotent/renewer.js';
-import { boundedStoreCall } from '../../../policies/idempotent/store-call.js';
+import { boundedStoreCall } from '../../../lib/store-call.js';
 
 const T0 = 1_700_000_000_000;
 

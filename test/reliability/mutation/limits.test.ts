@@ -37,7 +37,7 @@ import {
   type Policy,
   type PolicyEvent,
   type RateAlgorithm,
-} from '../../../lib/index.js';
+} from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
 import { deferred, rejection, track } from '../../helpers/track.js';

@@ -1,0 +1,196 @@
+import type { Observable } from 'rxjs';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
+import { OverloadedError } from '../../lib/errors.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import { parseOptions } from '../../lib/options.js';
+import { thrownOutcome } from '../../lib/outcome.js';
+import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { LoadShedderOptionsSchema, type LoadShedderOptions } from './options.js';
+import { processCpu, toSignal, type Signal } from '../../lib/signals.js';
+
+const FLYING_BETA = 0.9; // go-zero: moving average of calls in flight
+const DEFAULT_MIN_RT_MS = 1_000; // go-zero: min response time before any call passed
+const MIN_OVERLOAD_FACTOR = 0.1; // go-zero: accept at least 10 % of what could be carried
+
+/** One admitted call of a {@link LoadShedder}: settle it once. */
+export class ShedderPermit {
+  private done = false;
+  constructor(
+    private readonly owner: LoadShedder,
+    private readonly start: number,
+  ) {}
+  /** The call succeeded: its response time and pass count feed the capacity estimate. */
+  success(): void {
+    if (this.done) return;
+    this.done = true;
+    this.owner.settle(this.start, true);
+  }
+  /** The call failed: it leaves the in-flight count only. */
+  failure(): void {
+    if (this.done) return;
+    this.done = true;
+    this.owner.settle(this.start, false);
+  }
+  /** The call was cancelled by its caller: same as a failure here. */
+  release(): void {
+    this.failure();
+  }
+}
+
+/**
+ * Sheds new calls while the process is overloaded, after go-zero's adaptive
+ * shedder: when CPU is at or over `cpuThreshold` (or was, within `coolOffMs`
+ * of the last drop), a call is dropped if both the moving average and the
+ * current number of calls in flight exceed what recent throughput and latency
+ * can carry (`maxPass × minRt / bucketMs`, scaled down as CPU climbs, never
+ * below 10 %). Dropped calls reject with `OverloadedError`.
+ *
+ * @example
+ * ```ts
+ * const shed = loadShedder({ cpuThreshold: 0.9 });
+ * app.use(httpShedding(shed)); // or policy().use(shed)
+ * ```
+ */
+export class LoadShedder implements Policy<never> {
+  declare readonly [ANSWER]?: () => never;
+  readonly name: string;
+  readonly events$: Observable<PolicyEvent>;
+  /** The clock of the window. */
+  readonly clock: Clock;
+  private readonly events = new EventSource();
+  private readonly cpu: Signal;
+  private readonly threshold: number;
+  private readonly bucketMs: number;
+  private readonly coolOffMs: number;
+  private readonly pass: Float64Array;
+  private readonly rtSum: Float64Array;
+  private readonly epochs: Float64Array;
+  private flying = 0;
+  private avgFlying = 0;
+  private lastDrop = -Infinity;
+
+  constructor(options: LoadShedderOptions = {}) {
+    const o = parseOptions(LoadShedderOptionsSchema, options, 'loadShedder');
+    this.name = o.name;
+    this.clock = o.clock ?? systemClock;
+    this.cpu = o.cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(o.cpu);
+    this.threshold = o.cpuThreshold;
+    this.bucketMs = o.windowMs / o.buckets;
+    this.coolOffMs = o.coolOffMs;
+    this.pass = new Float64Array(o.buckets);
+    this.rtSum = new Float64Array(o.buckets);
+    this.epochs = new Float64Array(o.buckets).fill(-Infinity);
+    this.events$ = this.events.events$;
+  }
+
+  /** Calls in flight now. */
+  get inFlight(): number {
+    return this.flying;
+  }
+
+  /** Admits a call or throws `OverloadedError`; settle the permit once. */
+  allow(): ShedderPermit {
+    return this.admit(this.clock.now());
+  }
+
+  /** Admits a call arriving at clock time `now`, or throws `OverloadedError`. */
+  private admit(now: number): ShedderPermit {
+    const cpu = this.cpu.value();
+    const hot = cpu >= this.threshold || now - this.lastDrop < this.coolOffMs;
+    if (hot) {
+      const factor = Math.min(1, Math.max(MIN_OVERLOAD_FACTOR, (1 - cpu) / (1 - this.threshold)));
+      const max = this.maxFlight(now) * factor;
+      if (this.avgFlying > max && this.flying > max) {
+        this.lastDrop = now;
+        const error = new OverloadedError(this.name);
+        if (this.events.observed) {
+          this.events.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max });
+          // Shed at admission: no time passed.
+          this.events.emit({ type: 'outcome', policy: this.name, result: thrownOutcome(error, undefined), durationMs: 0, error });
+        }
+        throw error;
+      }
+    }
+    this.flying++;
+    return new ShedderPermit(this, now);
+  }
+
+  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    return executeWith(this, op, options, this.clock);
+  }
+
+  async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+    const start = this.clock.now();
+    const permit = this.admit(start);
+    try {
+      const value = await runNext(op, ctx, next);
+      permit.success();
+      if (this.events.observed) this.outcome('success', start);
+      return value;
+    } catch (error) {
+      if (cancelledByCaller(ctx)) permit.release();
+      else permit.failure();
+      if (this.events.observed) this.outcome(thrownOutcome(error, ctx), start, error);
+      throw error;
+    }
+  }
+
+  private outcome(result: OutcomeResult, start: number, error?: unknown): void {
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  }
+
+  /** @internal a permit settled. */
+  settle(start: number, passed: boolean): void {
+    this.flying--;
+    this.avgFlying = this.avgFlying * FLYING_BETA + this.flying * (1 - FLYING_BETA);
+    if (!passed) return;
+    const now = this.clock.now();
+    const i = this.bucket(now);
+    this.pass[i]!++;
+    this.rtSum[i]! += now - start;
+  }
+
+  /** go-zero's maxFlight: max passes per bucket × min mean response time, per bucket length; at least 1. */
+  private maxFlight(now: number): number {
+    const current = Math.floor(now / this.bucketMs);
+    const n = this.pass.length;
+    let maxPass = 0;
+    let minRt = Infinity;
+    for (let i = 0; i < n; i++) {
+      const epoch = this.epochs[i]!;
+      // the current bucket is still filling; go-zero leaves it out too
+      if (epoch >= current || epoch <= current - n) continue;
+      const p = this.pass[i]!;
+      if (p > maxPass) maxPass = p;
+      if (p > 0) minRt = Math.min(minRt, this.rtSum[i]! / p);
+    }
+    if (minRt === Infinity) minRt = DEFAULT_MIN_RT_MS;
+    return Math.max(1, (maxPass * minRt) / this.bucketMs);
+  }
+
+  private bucket(now: number): number {
+    const epoch = Math.floor(now / this.bucketMs);
+    const n = this.pass.length;
+    const i = ((epoch % n) + n) % n;
+    if (this.epochs[i] !== epoch) {
+      this.epochs[i] = epoch;
+      this.pass[i] = 0;
+      this.rtSum[i] = 0;
+    }
+    return i;
+  }
+}
+
+/**
+ * Makes a {@link LoadShedder} (go-zero's adaptive shedder; defaults: CPU
+ * threshold 0.9, window 5 s in 50 buckets, cool-off 1 s).
+ *
+ * @example
+ * ```ts
+ * const p = policy().use(loadShedder({ cpuThreshold: 0.85 }));
+ * ```
+ */
+export function loadShedder(options: LoadShedderOptions = {}): LoadShedder {
+  return new LoadShedder(options);
+}

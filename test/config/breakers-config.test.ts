@@ -1,0 +1,68 @@
+import { BehaviorSubject } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { CircuitBreaker, ConfigError, fromConfig, KeyedBreaker, SreBreaker, type PolicyEvent } from '../../api/index.js';
+import { TestClock } from '../../lib/testing.js';
+
+const START = 1_700_000_000_000;
+const fail = () => Promise.reject(new Error('down'));
+
+describe('breakers from config', () => {
+  it('builds both families and keyed breakers from JSON', () => {
+    const p = fromConfig(
+      JSON.parse(`{ "policies": [
+        { "type": "sreBreaker", "k": 2 },
+        { "type": "circuitBreaker", "strategy": "errorRatio", "threshold": 0.4, "minRequests": 10 },
+        { "type": "circuitBreaker", "strategy": "custom", "readyToTrip": "trip" },
+        { "type": "keyedBreaker", "metaKey": "method", "defaults": { "strategy": "consecutiveFailures", "threshold": 3 } }
+      ] }`),
+      { trip: () => false },
+    );
+    const [sre, ratio, custom, keyed] = p.pipeline.policies;
+    expect(sre).toBeInstanceOf(SreBreaker);
+    expect(ratio).toBeInstanceOf(CircuitBreaker);
+    expect(custom).toBeInstanceOf(CircuitBreaker);
+    expect(keyed).toBeInstanceOf(KeyedBreaker);
+  });
+
+  it('validates breaker options with paths', () => {
+    try {
+      fromConfig({ policies: [{ type: 'circuitBreaker', strategy: 'errorRatio', threshold: 1.5 }, { type: 'sreBreaker', k: 1, minK: 1.1 }, { type: 'circuitBreaker', strategy: 'magic' }] });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const paths = (e as ConfigError).issues.map((i) => i.path);
+      expect(paths).toEqual(expect.arrayContaining(['policies[0].threshold', 'policies[1].k', 'policies[2].strategy']));
+    }
+  });
+
+  it('hot reload: a threshold changed mid-run takes effect on the next call and the window counts survive', async () => {
+    const clock = new TestClock(START);
+    const configs = new BehaviorSubject<unknown>({
+      policies: [{ type: 'circuitBreaker', strategy: 'errorCount', threshold: 10, minRequests: 1, windowMs: 10_000 }],
+    });
+    const p = fromConfig(configs, {}, { clock });
+    const b = p.pipeline.policies[0] as CircuitBreaker;
+    const changes: PolicyEvent[] = [];
+    p.events$.subscribe((e) => e.type === 'stateChange' && changes.push(e));
+    for (let i = 0; i < 4; i++) await p.execute(fail).catch(() => undefined);
+    expect(b.state).toBe('closed');
+    expect(b.stats().failures).toBe(4);
+    configs.next({ policies: [{ type: 'circuitBreaker', strategy: 'errorCount', threshold: 5, minRequests: 1, windowMs: 10_000 }] });
+    expect(b.stats().failures).toBe(4);
+    await p.execute(fail).catch(() => undefined);
+    expect(b.state).toBe('open');
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ from: 'closed', to: 'open', figure: 5 });
+  });
+
+  it('refuses a change of window shape in place and keeps the breaker', async () => {
+    const clock = new TestClock(START);
+    const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'sreBreaker' }] });
+    const p = fromConfig(configs, {}, { clock });
+    const rejected: PolicyEvent[] = [];
+    p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e));
+    configs.next({ policies: [{ type: 'sreBreaker', windowMs: 5_000 }] });
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({ reason: 'invalid', issues: [{ path: 'policies[0].windowMs' }] });
+  });
+});

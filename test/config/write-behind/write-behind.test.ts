@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, fromConfig, isWriteQueue, memoryWriteQueue, strategies, WriteBehind, type PolicyEvent } from '../../../api/index.js';
+import { seededRandom, TestClock } from '../../../lib/testing.js';
+
+const START = 1_700_000_000_000;
+
+interface Order {
+  customer: string;
+  n: number;
+}
+
+function target() {
+  const state = { up: true, delivered: [] as Order[], keys: [] as (string | undefined)[] };
+  const deliver = (o: Order, ctx: { key: string | undefined }) => {
+    if (!state.up) return Promise.reject(new Error('target down'));
+    state.delivered.push(o);
+    state.keys.push(ctx.key);
+    return undefined;
+  };
+  return { state, deliver };
+}
+
+describe('writeBehind', () => {
+  it('delivers at once while the target is up', async () => {
+    const clock = new TestClock(START);
+    const t = target();
+    const w = strategies.writeBehind({ deliver: t.deliver, keyOf: (o: Order) => o.customer, clock, random: seededRandom(1) });
+    await expect(w.write({ customer: 'a', n: 1 })).resolves.toMatchObject({ status: 'delivered' });
+    expect(t.state.delivered).toEqual([{ customer: 'a', n: 1 }]);
+    expect(t.state.keys[0]).toMatch(/./);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('queues what it cannot deliver, loses nothing, and replays in order per key once the target is back', async () => {
+    const clock = new TestClock(START);
+    const t = target();
+    const w = strategies.writeBehind({
+      deliver: t.deliver,
+      keyOf: (o: Order) => o.customer,
+      replayIntervalMs: 500,
+      breaker: { protection: 1_000 },
+      clock,
+      random: seededRandom(1),
+    });
+    const events: PolicyEvent[] = [];
+    w.events$.subscribe((e) => events.push(e));
+    t.state.up = false;
+    const writes = [];
+    for (let n = 1; n <= 6; n++) writes.push(await w.write({ customer: n % 2 ? 'a' : 'b', n }));
+    expect(writes.every((r) => r.status === 'queued')).toBe(true);
+    expect(w.queued).toBe(6);
+    await clock.advance(500); // a replay round while still down: nothing is lost
+    expect(w.queued).toBe(6);
+    t.state.up = true;
+    // a new write of a key with queued writes waits behind them
+    await expect(w.write({ customer: 'a', n: 7 })).resolves.toMatchObject({ status: 'queued' });
+    await clock.advance(500);
+    expect(w.queued).toBe(0);
+    const byKey = (k: string) => t.state.delivered.filter((o) => o.customer === k).map((o) => o.n);
+    expect(byKey('a')).toEqual([1, 3, 5, 7]);
+    expect(byKey('b')).toEqual([2, 4, 6]);
+    // each delivery carried its write's id as the idempotency key
+    const queuedIds = events.filter((e) => e.type === 'writeQueued').map((e) => (e as { id: string }).id);
+    expect(t.state.keys).toEqual(queuedIds);
+    expect(events.filter((e) => e.type === 'replayed')).toHaveLength(7);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a writer on the same store picks up writes queued before a restart', async () => {
+    const clock = new TestClock(START);
+    const store = memoryWriteQueue();
+    const t = target();
+    t.state.up = false;
+    const first = strategies.writeBehind({ deliver: t.deliver, store, clock });
+    await first.write({ customer: 'a', n: 1 });
+    await first.write({ customer: 'a', n: 2 });
+    first.close();
+    t.state.up = true;
+    const second = strategies.writeBehind({ deliver: t.deliver, store, replayIntervalMs: 100, clock });
+    await clock.advance(100);
+    expect(t.state.delivered.map((o) => o.n)).toEqual([1, 2]);
+    expect(second.queued).toBe(0);
+  });
+
+  it('an ack the store refuses stops the round without an unhandled rejection; the write is replayed, same id, later', async () => {
+    const clock = new TestClock(START);
+    const inner = memoryWriteQueue();
+    let ackFails = true;
+    const store = { push: inner.push.bind(inner), peek: inner.peek.bind(inner), ack: (id: string) => (ackFails ? Promise.reject(new Error('store down')) : inner.ack(id)) };
+    const t = target();
+    t.state.up = false;
+    const w = strategies.writeBehind({ deliver: t.deliver, store, replayIntervalMs: 100, breaker: { protection: 1_000 }, clock });
+    await w.write({ customer: 'a', n: 1 });
+    await w.write({ customer: 'a', n: 2 });
+    t.state.up = true;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await clock.advance(100);
+      await new Promise((r) => setImmediate(r));
+      expect(t.state.delivered.map((o) => o.n)).toEqual([1]); // delivered, ack refused: the round stopped there
+      expect(w.queued).toBe(2);
+      ackFails = false;
+      await clock.advance(100);
+      expect(t.state.delivered.map((o) => o.n)).toEqual([1, 1, 2]);
+      expect(t.state.keys[0]).toBe(t.state.keys[1]); // the replay carries the same write id
+      expect(w.queued).toBe(0);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('is built from config, with its functions and store named', async () => {
+    const t = target();
+    const w = fromConfig({ strategy: 'writeBehind', deliver: 'save', keyOf: 'byCustomer', timeoutMs: 200 }, { save: t.deliver, byCustomer: (o: Order) => o.customer });
+    expect(w).toBeInstanceOf(WriteBehind);
+    await expect(w.write({ customer: 'c', n: 1 })).resolves.toMatchObject({ status: 'delivered' });
+    w.close();
+    expect(() => fromConfig({ strategy: 'writeBehind', deliver: 'missing' }, {})).toThrow(/deliver/);
+    expect(() => fromConfig({ strategy: 'writeBehind', deliver: 'save', timeoutMs: -1 }, { save: t.deliver })).toThrow(ConfigError);
+  });
+});
+
+describe('write queues', () => {
+  const fn = async () => undefined;
+
+  it('isWriteQueue: an object with push, peek and ack functions, nothing less', () => {
+    expect(isWriteQueue(memoryWriteQueue())).toBe(true);
+    expect(isWriteQueue({ push: fn, peek: fn, ack: fn })).toBe(true);
+    for (const q of [null, undefined, 'queue', fn, { peek: fn, ack: fn }, { push: fn, ack: fn }, { push: fn, peek: fn }, { push: fn, peek: fn, ack: 'ack' }]) {
+      expect(isWriteQueue(q)).toBe(false);
+    }
+    expect(() => strategies.writeBehind({ deliver: fn, store: { push: fn, peek: fn } as never })).toThrow('store: expected a WriteQueue (push, peek, ack)');
+  });
+
+  it('memoryWriteQueue: acks remove exactly the write named, an unknown id nothing', async () => {
+    const q = memoryWriteQueue();
+    for (const id of ['a', 'b', 'c']) await q.push({ id, key: 'k', payload: { id }, queuedAt: 0 });
+    await q.ack('b');
+    await q.ack('zz');
+    expect((await q.peek(10)).map((w) => w.id)).toEqual(['a', 'c']);
+    await q.ack('a');
+    expect((await q.peek(10)).map((w) => w.id)).toEqual(['c']);
+    expect(await q.peek(0)).toEqual([]);
+  });
+});
