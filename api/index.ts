@@ -37,7 +37,8 @@ export {
 } from '../lib/errors.js';
 export { EventSource } from '../lib/events.js';
 export { RollingWindow, goZeroOrigin, leapArrayOrigin, snapshotWindow, restoreWindow, type WindowSnapshot } from '../lib/window.js';
-export { BreakerPolicy, Permit, IsolationHandle } from '../policies/breaker/breaker.js';
+export { BreakerPolicy, BreakerPermit, IsolationHandle } from '../policies/breaker/breaker.js';
+export { Permit } from '../lib/permit.js';
 export type {
   PolicyEvent,
   EventBase,

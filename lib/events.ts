@@ -176,7 +176,7 @@ export type BreakerState = 'closed' | 'open' | 'half-open';
 export type StateChangeReason =
   /** SRE: the step-6 drop ratio crossed 0 (up: open, down: closed). */
   | 'dropRatio'
-  /** Closed → open: the strategy's threshold was met (the default breaker: a run of `tripFailures` failures with no success for `tripMs`). */
+  /** Closed → open: the trip rule's threshold was met (the default breaker: a run of `tripFailures` failures with no success for `tripMs`). */
   | 'threshold'
   /** Open → half-open: `openMs` passed and a call came. */
   | 'retryTimeout'

@@ -58,7 +58,8 @@ class TokenBudget implements RetryBudget {
   tryRetry(now: number): boolean {
     const w = this.window;
     w.read(now);
-    if (w.v1 + 1 > this.o.ratio * w.v0 + this.floor) return false;
+    const { v0: calls, v1: retries } = w;
+    if (retries + 1 > this.o.ratio * calls + this.floor) return false;
     w.add(now, 0, 1, 0);
     return true;
   }
