@@ -16,7 +16,7 @@ import { BreakerRegistryOptionsSchema, isPlainObject, type AdaptiveDefaults, typ
 export type AnyBreaker = AdaptiveBreakerPolicy | SreBreakerPolicy | CircuitBreakerPolicy;
 
 /**
- * One breaker per key (seed 002 §2.4, multi-level breakers: per service,
+ * One breaker per key (multi-level breakers: per service,
  * method, host, tenant), made on first use from shared, validated options.
  * Breakers unused for `idleMs` are dropped lazily when the registry is used
  * (least recently used first, no timer), so hundreds of thousands of keys

@@ -20,7 +20,8 @@ interface Judged {
 
 /**
  * What both breaker families share: the permit API, `execute` through the
- * Policy contract (README rules 3 and 6), `state$`, `events$`, `isolate()`,
+ * Policy contract (the caller's own cancellation and breakwater's shed
+ * rejections record nothing, an enclosing deadline counts as a failure), `state$`, `events$`, `isolate()`,
  * `reset()`. Subclasses decide admission ({@link BreakerPolicy.admit}) and
  * what an outcome does ({@link BreakerPolicy.record}).
  *
@@ -228,7 +229,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     throw error;
   }
 
-  /** README rules 3 and 6: what a thrown value means for the breaker. */
+  /** What a thrown value means for the breaker: the caller's abort and a shed rejection record nothing, a passed deadline is a timeout, else `handle` decides. */
   private settlementOf(error: unknown, ctx: ExecutionContext): Settlement {
     // The caller's own abort records nothing; an enclosing deadline is a failure now.
     if (abortedHard(ctx)) return abortedByCaller(ctx) ? RELEASE : TIMEOUT;

@@ -19,7 +19,7 @@ import { tripFigure } from './trips.js';
  * (at most `probes` probes at once; `probes` successes close it, one failure
  * reopens it). Every transition starts a new generation: an outcome that
  * arrives after one is discarded. No timer: time is looked at only when a
- * call asks or settles. Behaviour: breakers.md, part B.
+ * call asks or settles. Behaviour: docs/breakers.md, "The state machine".
  *
  * @example
  * ```ts
@@ -210,7 +210,7 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
     if (s.isolated) this.isolations = 1;
   }
 
-  /** Success rate of the last (up to) 3 probes; 1 when there were none (seed 002 §2.2). */
+  /** Success rate of the last (up to) 3 probes, for the `dynamicThreshold` rule; 1 when there were none. */
   private probeSuccessRate(): number {
     if (this.probeCount === 0) return 1;
     let ok = 0;

@@ -13,7 +13,7 @@ import { SlidingWindow } from './sliding-window.js';
 import { TokenBucket } from './token-bucket.js';
 
 /**
- * Admits calls at a bounded rate (seed 001's 限流, the first line of
+ * Admits calls at a bounded rate (rate limiting, the first line of
  * defence): the algorithm decides, a refused call rejects at once with
  * `RateLimitedError` carrying `retryAfterMs`, when a call would be admitted
  * (an HTTP server's `Retry-After`). `retry` never retries it, as it never

@@ -5,7 +5,7 @@ import { intAtLeast, parseOptions, positiveMs, ratio } from '../../lib/options.j
 import { sloRetryBudget } from '../../lib/sla.js';
 
 /**
- * Limits the retries a retry policy makes (seed 002 §4.3). A refused retry is
+ * Limits the retries a retry policy makes. A refused retry is
  * not made: the last error is rethrown. `tokenBudget` and `sloBudget` are the
  * two kinds shipped; any object with these methods works.
  */
@@ -91,7 +91,7 @@ export const SloBudgetOptionsSchema = z
     fraction: ratio.default(0.1),
     /** Hard cap on retries per call. @defaultValue 3 */
     maxRetries: intAtLeast(0).default(3),
-    /** Window of the live p99 (seed 002: the last 5 minutes). @defaultValue 300_000 */
+    /** Window of the live p99 (the last 5 minutes by default). @defaultValue 300_000 */
     latencyWindowMs: positiveMs.default(300_000),
   })
   .strict();
@@ -124,7 +124,7 @@ class SloBudget implements RetryBudget {
 }
 
 /**
- * The retry budget of seed 002 §4.3: each call may retry
+ * A retry budget sized from the SLO ({@link sloRetryBudget}): each call may retry
  * `min(maxRetries, floor(fraction × sloWindowMs / max(100, 2 × p99)))` times,
  * where p99 is the live latency of this policy's attempts over the last
  * `latencyWindowMs` (a log-bucketed rolling histogram, within 10 %). As

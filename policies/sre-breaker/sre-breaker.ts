@@ -22,7 +22,7 @@ export interface SreBreakerStats {
  * share of calls that grows as accepted calls fall behind requests
  * (`dropRatio = (total − protection − w·accepts) / (total + 1)`, the SRE
  * book's client-side throttling with go-zero's refinements). Behaviour:
- * breakers.md, part A.
+ * docs/breakers.md, "The SRE breaker".
  *
  * @example
  * ```ts
@@ -35,9 +35,9 @@ export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
   readonly window: RollingWindow;
   private o: ResolvedSreBreakerOptions;
   private readonly random: () => number;
-  /** Clock time of the last call that passed step 10 (go-zero `lastPass`); NaN before the first. */
+  /** Clock time of the last call let through while the drop ratio was > 0, by the draw or forced (go-zero `lastPass`); NaN before the first. */
   private lastPass = NaN;
-  /** The last decision's step-6 drop ratio was > 0. */
+  /** The last decision's drop ratio was > 0. */
   private open = false;
   /** Bumped by reset(): outcomes of calls admitted before are dropped. */
   private epoch = 0;
@@ -116,7 +116,7 @@ export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
     const o = this.o;
     const w = this.window;
     // What is visible now is part of what the running sums hold. If failures and drops
-    // there are within `protection`, step 6 is <= 0 whatever expired (minK >= 1): pass
+    // there are within `protection`, the drop ratio is <= 0 whatever expired (minK >= 1): pass
     // without reading the window.
     const { s1: failuresHeld, s2: shedHeld } = w;
     if (!this.open && failuresHeld + shedHeld <= o.protection) return this.epoch;
@@ -125,7 +125,7 @@ export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
     const { v0: accepts, v1: failures, v2: shed } = w;
     const total = accepts + failures + shed;
     // With the weight at its floor minK the ratio is at its largest: if even that is <= 0,
-    // step 7 passes whatever the streaks are, and no bucket needs reading.
+    // the call passes whatever the streaks are, and no bucket needs reading.
     if (total - o.protection - o.minK * accepts <= 0) {
       if (this.open) this.setOpen(false, this.dropRatio(now, accepts, total));
       return this.epoch;
@@ -176,7 +176,7 @@ export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
     this.setOpen(false, undefined, 'reset');
   }
 
-  /** Steps 5 and 6 (go-zero `accept`), with the streaks left in `failing`/`working` for step 9. */
+  /** The weight `w` and the drop ratio (go-zero `accept`), with the streaks left in `failing`/`working` for the shed probability. */
   private dropRatio(now: number, accepts: number, total: number): number {
     const o = this.o;
     this.streaks(now);
