@@ -1,7 +1,7 @@
 import { BreakerPolicy, SUCCESS, type Settlement } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
-import type { BreakerState, StateChangeReason } from '../../lib/events.js';
+import type { BreakerState, StateChangeReason } from '../breaker/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { goZeroOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import { AdaptiveBreakerOptionsSchema, type AdaptiveBreakerOptions, type AdaptiveBreakerSnapshot, type ResolvedAdaptiveBreakerOptions } from './options.js';
