@@ -18,6 +18,8 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // Built-in imports keep their `node:` prefix as written, so the output says which imports are Node's.
+  removeNodeProtocol: false,
   treeshake: true,
   splitting: true,
 });
