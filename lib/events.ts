@@ -37,7 +37,7 @@ export interface QueuedEvent extends EventBase {
 
 /** A bulkhead or a rate limiter refused the call. */
 export interface LimitRejectedEvent extends EventBase {
-  readonly type: 'rejected';
+  readonly type: 'limitRejected';
   /** `'bulkheadFull'`: no slot and no queue room; `'rateLimited'`: over the rate. */
   readonly reason: 'bulkheadFull' | 'rateLimited';
   /** For `'rateLimited'`: milliseconds until a call would be admitted. */
@@ -45,7 +45,7 @@ export interface LimitRejectedEvent extends EventBase {
 }
 
 /**
- * The events of every policy, by name. Each policy declares its own events
+ * The events of every policy, by their `type`. Each policy declares its own events
  * in its folder's `events.ts` and adds them here by declaration merging, so
  * the core need not know them; the events shared by many policies are here.
  *
@@ -59,7 +59,7 @@ export interface PolicyEventTypes {
   outcome: OutcomeEvent;
   /** bulkhead() and the leaky bucket of rateLimiter(): a call waits for a slot. */
   queued: QueuedEvent;
-  /** bulkhead() and rateLimiter(): a call was refused (`type` 'rejected'). */
+  /** bulkhead() and rateLimiter(): a call was refused. */
   limitRejected: LimitRejectedEvent;
 }
 

@@ -216,7 +216,7 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     const retryAfterMs = this.lastRtt === undefined ? undefined : Math.ceil(this.lastRtt);
     const error = new ConcurrencyLimitedError(this.name, this.admitted, retryAfterMs);
     if (this.events.observed) {
-      this.events.emit({ type: 'rejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      this.events.emit({ type: 'concurrencyRejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
       // Shed at admission: no time passed.
       this.events.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0, error });
     }

@@ -2,7 +2,7 @@ import type { EventBase } from '../../lib/events.js';
 
 /** An adaptive concurrency limiter shed a call: as many calls were in flight as its limit. */
 export interface ConcurrencyRejectedEvent extends EventBase {
-  readonly type: 'rejected';
+  readonly type: 'concurrencyRejected';
   readonly reason: 'concurrencyLimited';
   /** The limit the call was refused at. */
   readonly limit: number;
@@ -41,7 +41,7 @@ export interface LimitChangedEvent extends EventBase {
 
 declare module '../../lib/events.js' {
   interface PolicyEventTypes {
-    // adaptiveLimiter(): a call was shed (`type` 'rejected').
+    // adaptiveLimiter(): a call was shed.
     concurrencyRejected: ConcurrencyRejectedEvent;
     // adaptiveLimiter(): the limit moved.
     limitChanged: LimitChangedEvent;

@@ -62,8 +62,8 @@ declare module '../../lib/events.js' {
   interface PolicyEventTypes {
     // Every breaker: its state changed.
     stateChange: StateChangeEvent;
-    // Every breaker: a call was shed (`type` 'rejected').
-    breakerRejected: BreakerRejectedEvent;
+    // Every breaker: a call was shed.
+    rejected: BreakerRejectedEvent;
     // The SRE and the default breaker: a call was let through to probe.
     forcePass: ForcePassEvent;
   }

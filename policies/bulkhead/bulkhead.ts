@@ -76,7 +76,7 @@ export class BulkheadPolicy implements Policy<never> {
     if (this.waiting.size >= this.queueLimit) {
       const error = new BulkheadRejectedError(this.name);
       if (this.events.observed) {
-        this.events.emit({ type: 'rejected', policy: this.name, reason: 'bulkheadFull' });
+        this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'bulkheadFull' });
         this.report(thrownOutcome(error, undefined), start, error);
       }
       return Promise.reject(error);

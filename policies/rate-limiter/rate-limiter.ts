@@ -95,7 +95,7 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
   private refuse(retryAfterMs: number, start: number): Promise<never> {
     const error = new RateLimitedError(this.name, retryAfterMs);
     if (this.events.observed) {
-      this.events.emit({ type: 'rejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
+      this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
       this.report(thrownOutcome(error, undefined), start, error);
     }
     return Promise.reject(error);

@@ -36,5 +36,11 @@ retry().events$.subscribe((event) => {
   if (event.type === 'retry') expectType<number>(event.attempt);
 });
 breaker().events$.subscribe((event) => {
-  if (event.type === 'rejected' && 'state' in event) expectAssignable<BreakerRejectedEvent>(event);
+  if (event.type === 'rejected') expectType<BreakerRejectedEvent>(event);
 });
+
+// Every event's `type` is its key in the map, so no two events share a `type`.
+type Mismatched = { [K in keyof PolicyEventTypes]: PolicyEventTypes[K]['type'] extends K ? (K extends PolicyEventTypes[K]['type'] ? never : K) : K }[keyof PolicyEventTypes];
+expectType<never>({} as Mismatched);
+expectType<LimitRejectedEvent>({} as PolicyEventTypes['limitRejected']);
+expectType<BreakerRejectedEvent>({} as Extract<PolicyEvent, { type: 'rejected' }>);
