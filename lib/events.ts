@@ -1,4 +1,4 @@
-import { Subject, type Observable } from 'rxjs';
+import { Observable, Subject, type Subscription } from 'rxjs';
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -89,3 +89,34 @@ export class EventSource<E extends PolicyEvent = PolicyEvent> {
     this.subject.next(event);
   }
 }
+
+/**
+ * The events of every source as one Observable, as rxjs's `merge` gives them
+ * (each event as it comes; an error from any source ends it; it completes when
+ * every source has), in a few lines of our own so that a bundle of `pipe()`
+ * takes no rxjs operator.
+ */
+export function mergeEvents<E>(sources: readonly Observable<E>[]): Observable<E> {
+  if (sources.length === 1) return sources[0]!;
+  return new Observable<E>((subscriber) => {
+    let open = sources.length;
+    const subscriptions: Subscription[] = [];
+    for (const source of sources) {
+      if (subscriber.closed) break;
+      subscriptions.push(
+        source.subscribe({
+          next: (event) => subscriber.next(event),
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => {
+            if (--open === 0) subscriber.complete();
+          },
+        }),
+      );
+    }
+    if (sources.length === 0) subscriber.complete();
+    return () => {
+      for (const s of subscriptions) s.unsubscribe();
+    };
+  });
+}
+
