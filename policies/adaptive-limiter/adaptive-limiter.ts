@@ -1,12 +1,12 @@
-import type { Observable } from 'rxjs';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { Context, executeWith, hardAborted, runNext } from '../../lib/context.js';
+import { runNext } from '../../lib/context.js';
 import { ConcurrencyLimitedError } from '../../lib/errors.js';
-import { EventSource, type LimitChangeReason, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { LimitChangeReason, OutcomeResult } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { algorithmOf, type LimitAlgorithm, type WindowFigures } from './algorithms.js';
 import { ANSWERED, DROPPED, IGNORED, LimitedCall, LimiterPermit, type LimiterCore, type Measure } from './call.js';
 import { AdaptiveLimiterOptionsSchema, type AdaptiveLimiterOptions } from './options.js';
@@ -50,13 +50,9 @@ export interface AdaptiveLimiterStats {
  * await limiter.execute((ctx) => fetch(url, { signal: ctx.signal }));
  * ```
  */
-export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
-  readonly events$: Observable<PolicyEvent>;
+export class AdaptiveLimiterPolicy extends PolicyBase implements LimiterCore {
   /** The clock the windows run on. */
-  readonly clock: Clock;
-  private readonly events = new EventSource();
+  declare readonly clock: Clock;
   private readonly algorithm: LimitAlgorithm;
   private readonly sampler: Sampler;
   private readonly initialLimit: number;
@@ -72,8 +68,7 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
 
   constructor(options: AdaptiveLimiterOptions = {}) {
     const o = parseOptions(AdaptiveLimiterOptionsSchema, options, 'adaptiveLimiter');
-    this.name = o.name;
-    this.clock = o.clock ?? systemClock;
+    super(o.name, o.clock ?? systemClock);
     this.algorithm = algorithmOf(o.algorithm);
     this.sampler = new Sampler(o.windowMs, o.maxWindowMs, o.minSamples, this.clock.now());
     this.initialLimit = o.initialLimit;
@@ -81,7 +76,6 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     this.maxLimit = o.maxLimit;
     this.isOverload = o.isOverload;
     this.estimate = this.admitted = o.initialLimit;
-    this.events$ = this.events.events$;
   }
 
   /** Calls admitted at once now. */
@@ -110,13 +104,10 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     return new LimiterPermit(this, start, ++this.flying);
   }
 
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
-  }
-
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     // A call its caller (or an aggressive deadline) already gave up takes no slot and measures nothing.
-    if (hardAborted(ctx)) return Promise.reject(ctx instanceof Context && ctx.scope !== undefined ? ctx.scope.reason : ctx.signal.reason);
+    const refused = refuseAborted(ctx);
+    if (refused !== undefined) return refused;
     if (this.flying >= this.admitted) return Promise.reject(this.shed());
     // Read whether or not anyone listens: the start is the response time's too.
     const start = this.clock.now();
@@ -139,8 +130,8 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     this.slowStart = true;
     this.lastRtt = undefined;
     this.estimate = this.admitted = this.initialLimit;
-    if (from !== this.admitted && this.events.observed) {
-      this.events.emit({ type: 'limitChanged', policy: this.name, from, to: this.admitted, reason: 'reset', rttMs: undefined, baselineMs: undefined, maxInFlight: 0, samples: 0, drops: 0 });
+    if (from !== this.admitted && this.observed) {
+      this.emit({ type: 'limitChanged', policy: this.name, from, to: this.admitted, reason: 'reset', rttMs: undefined, baselineMs: undefined, maxInFlight: 0, samples: 0, drops: 0 });
     }
   }
 
@@ -165,7 +156,7 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
         this.sampler.clear(now);
       }
     }
-    if (this.events.observed) this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: now - start, error });
+    if (this.observed) this.outcome(result, start, error, now);
   }
 
   /** @internal @hidden */
@@ -194,8 +185,8 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     if (limit === this.admitted) return;
     const previous = this.admitted;
     this.admitted = limit;
-    if (this.events.observed && reason !== 'hold') {
-      this.events.emit({
+    if (this.observed && reason !== 'hold') {
+      this.emit({
         type: 'limitChanged',
         policy: this.name,
         from: previous,
@@ -214,10 +205,10 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
   private shed(): ConcurrencyLimitedError {
     const retryAfterMs = this.lastRtt === undefined ? undefined : Math.ceil(this.lastRtt);
     const error = new ConcurrencyLimitedError(this.name, this.admitted, retryAfterMs);
-    if (this.events.observed) {
-      this.events.emit({ type: 'rejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    if (this.observed) {
+      this.emit({ type: 'rejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
       // Shed at admission: no time passed.
-      this.events.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0, error });
+      this.outcome(thrownOutcome(error, undefined), 0, error, 0);
     }
     return error;
   }

@@ -1,14 +1,15 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { z } from 'zod';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import type { Clock } from '../../lib/clock.js';
-import { Context, EMPTY_META, executeWith, runNext } from '../../lib/context.js';
-import { ConfigError, isShedRejection, isTimeoutError, type BrokenCircuitError } from '../../lib/errors.js';
-import { EventSource, type BreakerState, type OutcomeResult, type PolicyEvent, type StateChangeReason } from '../../lib/events.js';
+import { cancelledByCaller, Context, hardAborted, runNext } from '../../lib/context.js';
+import { ConfigError, isShedRejection, type BrokenCircuitError } from '../../lib/errors.js';
+import type { BreakerState, OutcomeResult, PolicyEvent, StateChangeReason } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict } from '../../lib/permit.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 
 export { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict };
 
@@ -34,29 +35,24 @@ interface Judged {
  * }
  * ```
  */
-export abstract class BreakerPolicy<S extends BreakerState = BreakerState> implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  /** @internal */ ev: EventSource | undefined = undefined;
+export abstract class BreakerPolicy<S extends BreakerState = BreakerState> extends PolicyBase<never, PolicyEvent> {
+  /** The clock the breaker runs on. */
+  declare readonly clock: Clock;
   private subject: BehaviorSubject<BreakerState> | undefined = undefined;
   /** Live isolation handles. */
   protected isolations = 0;
   private isolationEpoch = 0;
-  /** @internal registry bookkeeping: clock time of the last call and LRU links. */
-  lastUsedAt = 0;
-  /** @internal */ key: string | undefined = undefined;
-  /** @internal */ older: BreakerPolicy | undefined = undefined;
-  /** @internal */ newer: BreakerPolicy | undefined = undefined;
   /** True when the breaker judges calls by their duration (`slowCallRatio`). */
   protected timed = false;
 
   constructor(
-    /** Names the breaker in events, errors and metrics. */
-    readonly name: string,
-    /** The clock the breaker runs on. */
-    readonly clock: Clock,
+    name: string,
+    clock: Clock,
     private handle: ((error: unknown) => boolean) | undefined,
     private handleResult: ((result: unknown) => boolean) | undefined,
-  ) {}
+  ) {
+    super(name, clock);
+  }
 
   /**
    * Hot reload: parses `options` with `schema` under this breaker's name,
@@ -77,19 +73,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   abstract get state(): S;
 
   /** Every event of this breaker: `outcome`, `stateChange`, `rejected` (and `forcePass` for the SRE and the default breaker). */
-  get events$(): Observable<PolicyEvent> {
-    return (this.ev ??= new EventSource()).events$;
+  override get events$(): Observable<PolicyEvent> {
+    return super.events$;
   }
 
   /** The current state, replayed to each new subscriber, then every transition. */
   get state$(): Observable<S> {
     return (this.subject ??= new BehaviorSubject<BreakerState>(this.state)).asObservable() as Observable<S>;
-  }
-
-  /** True while someone listens to `events$`. */
-  protected get observed(): boolean {
-    const ev = this.ev;
-    return ev !== undefined && ev.observed;
   }
 
   /**
@@ -102,17 +92,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     return new Permit(this, this.admit(start), start);
   }
 
-  /** Runs `op` through the breaker. */
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    // Without options, straight in: executeWith's call into [RUN] is shared by every kind of policy.
-    if (options === undefined) return this[RUN](op, new Context(this.clock, undefined, undefined, 1, undefined, EMPTY_META), undefined);
-    return executeWith(this, op, options, this.clock);
-  }
-
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     // No scope: nothing can cancel the call, so there is no abort to check (and, innermost, no check before the operation).
     const bare = ctx instanceof Context && ctx.scope === undefined;
-    if (!bare && abortedHard(ctx)) return Promise.reject(ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason);
+    if (!bare) {
+      const refused = refuseAborted(ctx);
+      if (refused !== undefined) return refused;
+    }
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
     let token: number;
@@ -188,8 +174,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     else now = this.record(token, start, verdict);
     if (this.observed) {
       // One clock read serves the window and the event, when the breaker read one.
-      const durationMs = (now === now ? now : this.clock.now()) - start;
-      this.ev!.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
+      this.outcome(result, start, error, now === now ? now : undefined);
     }
   }
 
@@ -212,18 +197,17 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   protected transition(from: S, to: S, reason: StateChangeReason, figure: number | undefined): void {
     if (from === to) return;
     this.subject?.next(to);
-    if (this.observed) this.ev!.emit({ type: 'stateChange', policy: this.name, from, to, reason, figure });
+    if (this.observed) this.emit({ type: 'stateChange', policy: this.name, from, to, reason, figure });
   }
 
   /** Reports and throws a shed call. */
   protected shed(error: BrokenCircuitError, dropRatio: number | undefined): never {
     if (this.observed) {
-      const ev = this.ev!;
       const state = this.state;
-      if (dropRatio !== undefined) ev.emit({ type: 'rejected', policy: this.name, state, dropRatio });
-      else ev.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
+      if (dropRatio !== undefined) this.emit({ type: 'rejected', policy: this.name, state, dropRatio });
+      else this.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
       // Shed at admission: no time passed.
-      ev.emit({ type: 'outcome', policy: this.name, result: thrownOutcome(error, undefined), durationMs: 0, error });
+      this.outcome(thrownOutcome(error, undefined), 0, error, 0);
     }
     throw error;
   }
@@ -231,26 +215,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /** README rules 3 and 6: what a thrown value means for the breaker. */
   private verdictOf(error: unknown, ctx: ExecutionContext): Verdict {
     // The caller's own abort records nothing; an enclosing deadline is a failure now.
-    if (abortedHard(ctx)) return abortedByCaller(ctx) ? RELEASE : TIMEOUT;
+    if (hardAborted(ctx)) return cancelledByCaller(ctx) ? RELEASE : TIMEOUT;
     if (isShedRejection(error)) return RELEASE;
     return this.handle === undefined || judge(this.handle, error) ? FAILURE : SUCCESS;
   }
-}
-
-// context.ts's hardAborted/cancelledByCaller read `ctx.signal` when a Context
-// has no scope, which makes an AbortController per call (~µs); these do not.
-
-/** True when the call's scope has aborted in a way callers stop waiting for (caller, or an aggressive deadline). */
-function abortedHard(ctx: ExecutionContext): boolean {
-  if (ctx instanceof Context) {
-    const scope = ctx.scope;
-    return scope !== undefined && scope.aborted && !scope.cooperative;
-  }
-  return ctx.signal.aborted;
-}
-
-/** True when the abort came from the caller's own signal, not a deadline. */
-function abortedByCaller(ctx: ExecutionContext): boolean {
-  if (ctx instanceof Context) return ctx.scope !== undefined && ctx.scope.byCaller;
-  return !isTimeoutError(ctx.signal.reason);
 }

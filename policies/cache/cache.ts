@@ -1,11 +1,10 @@
-import type { Observable } from 'rxjs';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { deadlineTimerOf, systemClock, type Clock } from '../../lib/clock.js';
-import { Context, executeWith, runNext, Scope, toContext } from '../../lib/context.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { Context, runNext, Scope, toContext } from '../../lib/context.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
-import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { settledOutcome } from '../../lib/outcome.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { Flight, type FlightInfo } from './flight.js';
 import { memoryCacheStore } from './memory-store.js';
 import { CacheOptionsSchema, type CacheOptions } from './options.js';
@@ -37,18 +36,14 @@ export interface StaleEntry<V> {
  * const user = await users.execute((ctx) => getUser(id, ctx.signal), { key: `user:${id}` });
  * ```
  */
-export class CachePolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class CachePolicy extends PolicyBase {
   /** Fresh time of a stored value. */
   readonly ttlMs: number;
   /** How long after `ttlMs` an expired value is still answered while it is refreshed. */
   readonly staleWhileRevalidateMs: number;
   /** Where values are kept. */
   readonly store: CacheStore;
-  readonly events$: Observable<PolicyEvent>;
-  /** @internal */ readonly clock: Clock;
-  private readonly events = new EventSource();
+  /** @internal */ declare readonly clock: Clock;
   private readonly retainMs: number;
   private readonly key: ((ctx: ExecutionContext) => string | undefined) | undefined;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
@@ -57,24 +52,19 @@ export class CachePolicy implements Policy<never> {
 
   constructor(options: CacheOptions) {
     const o = parseOptions(CacheOptionsSchema, options, 'cache');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this.ttlMs = o.ttlMs;
     this.staleWhileRevalidateMs = o.staleWhileRevalidateMs;
     this.retainMs = o.retainMs;
-    this.clock = o.clock ?? systemClock;
     this.store = o.store ?? memoryCacheStore({ clock: this.clock });
     this.key = o.key;
     this.handleResult = o.handleResult;
-    this.events$ = this.events.events$;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
-    if (c.scope !== undefined && c.scope.aborted && !c.scope.cooperative) return Promise.reject(c.scope.reason);
+    const refused = refuseAborted(c);
+    if (refused !== undefined) return refused;
     let key: string | undefined;
     try {
       key = this.keyOf(c);
@@ -172,46 +162,44 @@ export class CachePolicy implements Policy<never> {
         scope.dispose();
         const ok = await this.save(key, value);
         this.refreshing.delete(key);
-        if (this.events.observed) this.events.emit({ type: 'revalidated', policy: this.name, key, ok });
+        if (this.observed) this.emit({ type: 'revalidated', policy: this.name, key, ok });
       },
       (error: unknown) => {
         scope.dispose();
         this.refreshing.delete(key);
-        if (this.events.observed) this.events.emit({ type: 'revalidated', policy: this.name, key, ok: false, error });
+        if (this.observed) this.emit({ type: 'revalidated', policy: this.name, key, ok: false, error });
       },
     );
   }
 
   /** @internal emits `count` hit or miss events for a flight whose lookup is known. */
   announce(flight: FlightInfo, count: number, coalesced: boolean): void {
-    if (!this.events.observed) return;
+    if (!this.observed) return;
     const key = flight.key;
     for (let i = 0; i < count; i++) {
-      if (flight.kind === 'miss') this.events.emit({ type: 'miss', policy: this.name, key, coalesced: coalesced || i > 0 });
-      else this.events.emit({ type: 'hit', policy: this.name, key, stale: flight.kind === 'stale' });
+      if (flight.kind === 'miss') this.emit({ type: 'miss', policy: this.name, key, coalesced: coalesced || i > 0 });
+      else this.emit({ type: 'hit', policy: this.name, key, stale: flight.kind === 'stale' });
     }
   }
 
   /** @internal a caller nothing can cancel waits on `p`. */
   observe<V>(p: Promise<V>, start: number): Promise<V> {
-    if (!this.events.observed) return p;
+    if (!this.observed) return p;
     return p.then(
       (value) => {
-        this.outcome(start, undefined, false, undefined);
+        this.settled(start, false, undefined, undefined);
         return value;
       },
       (error: unknown) => {
-        this.outcome(start, error, true, undefined);
+        this.settled(start, true, error, undefined);
         throw error;
       },
     );
   }
 
   /** @internal one caller's outcome; `scope` is its call's (a result `handleResult` refuses is still a success: it is only not stored). */
-  outcome(start: number, error: unknown, failed: boolean, scope: Scope | undefined): void {
-    if (!this.events.observed) return;
-    const result = !failed ? 'success' : thrownOutcome(error, scope);
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
+    if (this.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
 

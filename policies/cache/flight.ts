@@ -13,7 +13,7 @@ export interface FlightOwner {
   revalidate<R>(key: string, op: Operation<R>, ctx: Context, next: Chain | undefined, until: number): void;
   announce(flight: FlightInfo, count: number, coalesced: boolean): void;
   observe<V>(p: Promise<V>, start: number): Promise<V>;
-  outcome(start: number, error: unknown, failed: boolean, scope: Scope | undefined): void;
+  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void;
 }
 
 /** What the cache policy reads of a flight. */
@@ -129,19 +129,19 @@ class Member<R> extends Guard<R> {
   }
 
   protected override settleOk(value: R): void {
-    this.flight.owner.outcome(this.start, undefined, false, this.scope);
+    this.flight.owner.settled(this.start, false, undefined, this.scope);
     super.settleOk(value);
   }
 
   protected override settleErr(error: unknown): void {
-    this.flight.owner.outcome(this.start, error, true, this.scope);
+    this.flight.owner.settled(this.start, true, error, this.scope);
     super.settleErr(error);
   }
 
   protected override fail(error: unknown): void {
     if (this.settled) return;
     this.flight.leave(this.scope);
-    this.flight.owner.outcome(this.start, error, true, this.scope);
+    this.flight.owner.settled(this.start, true, error, this.scope);
     super.fail(error);
   }
 }

@@ -5,7 +5,7 @@ import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
 export interface FlightOwner {
   runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R>;
   forget(f: Flight<unknown>): void;
-  outcome(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void;
+  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void;
 }
 
 /**
@@ -142,7 +142,7 @@ class Joiner<R> implements AbortListener {
     }
     if (this.done) return;
     this.done = true;
-    this.flight.owner.outcome(this.start, true, scope.reason, scope);
+    this.flight.owner.settled(this.start, true, scope.reason, scope);
     this.reject(scope.reason);
     this.flight.leave(scope);
   }
@@ -151,7 +151,7 @@ class Joiner<R> implements AbortListener {
     if (this.done) return;
     this.done = true;
     this.c.scope?.remove(this);
-    this.flight.owner.outcome(this.start, false, undefined, this.c.scope);
+    this.flight.owner.settled(this.start, false, undefined, this.c.scope);
     this.resolve(value);
   };
 
@@ -159,7 +159,7 @@ class Joiner<R> implements AbortListener {
     if (this.done) return;
     this.done = true;
     this.c.scope?.remove(this);
-    this.flight.owner.outcome(this.start, true, error, this.c.scope);
+    this.flight.owner.settled(this.start, true, error, this.c.scope);
     this.reject(error);
   };
 }

@@ -1,12 +1,11 @@
-import type { Observable } from 'rxjs';
-import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, runNext, toContext, type Scope } from '../../lib/context.js';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
+import { systemClock } from '../../lib/clock.js';
+import { runNext, toContext, type Scope } from '../../lib/context.js';
 import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, IdempotencyResultNotStorableError } from '../../lib/errors.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
-import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { settledOutcome } from '../../lib/outcome.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { sleep } from '../../lib/sleep.js';
 import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { Flight } from './flight.js';
@@ -33,15 +32,10 @@ import { boundedStoreCall } from '../../lib/store-call.js';
  * const receipt = await charge.execute((ctx) => psp.charge(order, { signal: ctx.signal }), { key: `order:${order.id}` });
  * ```
  */
-export class IdempotentPolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class IdempotentPolicy extends PolicyBase {
   /** Where records live. */
   readonly store: IdempotencyStore;
-  readonly events$: Observable<PolicyEvent>;
-  private readonly events = new EventSource();
   private readonly flights = new Map<string, Flight<unknown>>();
-  private readonly clock: Clock;
   private readonly keyOf: ((ctx: ExecutionContext) => string | undefined) | undefined;
   private readonly codec: IdempotencyCodec;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
@@ -49,9 +43,8 @@ export class IdempotentPolicy implements Policy<never> {
 
   constructor(options: IdempotentOptions = {}) {
     const o = parseIdempotentOptions(options);
+    super(o.name, o.clock ?? systemClock);
     this.o = o;
-    this.name = o.name;
-    this.clock = o.clock ?? systemClock;
     this.store = o.store ?? memoryStore({ clock: this.clock });
     if (o.renewLease && typeof this.store.extend !== 'function') {
       throw new ConfigError('idempotent', [{ path: 'renewLease', message: 'the store has no extend(key, token, leaseMs) to renew leases with' }]);
@@ -59,37 +52,33 @@ export class IdempotentPolicy implements Policy<never> {
     this.keyOf = o.key;
     this.codec = o.codec ?? jsonIdempotencyCodec;
     this.handleResult = o.handleResult;
-    this.events$ = this.events.events$;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     const scope = c.scope;
-    if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
+    const refused = refuseAborted(c);
+    if (refused !== undefined) return refused;
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
     let key: string | undefined;
     try {
       key = c.key ?? this.keyOf?.(c);
     } catch (error) {
-      this.outcome(start, true, error, scope);
+      this.settled(start, true, error, scope);
       return Promise.reject(error);
     }
     if (typeof key !== 'string' || key === '') {
       const error = new IdempotencyKeyMissingError(this.name);
-      this.outcome(start, true, error, scope);
+      this.settled(start, true, error, scope);
       return Promise.reject(error);
     }
     let flight = this.flights.get(key) as Flight<R> | undefined;
     if (flight === undefined || this.clock.now() >= flight.leaseEndsAt) {
       flight = new Flight<R>(this, key, op, c, next);
       this.flights.set(key, flight as Flight<unknown>);
-    } else if (this.events.observed) {
-      this.events.emit({ type: 'joined', policy: this.name, key, callers: flight.callers + 1 });
+    } else if (this.observed) {
+      this.emit({ type: 'joined', policy: this.name, key, callers: flight.callers + 1 });
     }
     return flight.join(c, start);
   }
@@ -107,13 +96,13 @@ export class IdempotentPolicy implements Policy<never> {
         return runNext(f.op, f.ctx, next);
       }
       if (claim.state === 'success') {
-        if (this.events.observed) this.events.emit({ type: 'served', policy: this.name, key: f.key });
+        if (this.observed) this.emit({ type: 'served', policy: this.name, key: f.key });
         return this.codec.decode(claim.value) as R;
       }
       if (claim.state === 'notStorable') throw new IdempotencyResultNotStorableError(this.name, f.key);
       if (claim.state === 'claimed') {
-        if (this.events.observed) {
-          this.events.emit({ type: claim.takeover ? 'takeover' : 'claimed', policy: this.name, key: f.key, token: claim.token });
+        if (this.observed) {
+          this.emit({ type: claim.takeover ? 'takeover' : 'claimed', policy: this.name, key: f.key, token: claim.token });
         }
         return this.runClaimed(f, next, claim.token);
       }
@@ -174,7 +163,7 @@ export class IdempotentPolicy implements Policy<never> {
     try {
       text = encodeChecked(this.codec, value, f.key);
     } catch (error) {
-      if (this.events.observed) this.events.emit({ type: 'notStorable', policy: this.name, key: f.key, error });
+      if (this.observed) this.emit({ type: 'notStorable', policy: this.name, key: f.key, error });
       await this.storeCall('complete', () => this.store.completeNotStorable(f.key, token, this.o.ttlMs)).catch(noop);
       return value;
     }
@@ -204,10 +193,8 @@ export class IdempotentPolicy implements Policy<never> {
    * @internal @hidden one caller's outcome, under its call's `scope` (a
    * result `handleResult` refuses is still a success: it is only not stored).
    */
-  outcome(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
-    if (!this.events.observed) return;
-    const result = !failed ? 'success' : thrownOutcome(error, scope);
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
+    if (this.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
 

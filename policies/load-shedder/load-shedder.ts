@@ -1,11 +1,10 @@
-import type { Observable } from 'rxjs';
+import { PolicyBase } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
+import { cancelledByCaller, runNext } from '../../lib/context.js';
 import { OverloadedError } from '../../lib/errors.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { LoadShedderOptionsSchema, type LoadShedderOptions } from './options.js';
 import { processCpu, toSignal, type Signal } from '../../lib/signals.js';
 
@@ -52,13 +51,9 @@ export class ShedderPermit {
  * app.use(httpShedding(shed)); // or policy().use(shed)
  * ```
  */
-export class LoadShedder implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
-  readonly events$: Observable<PolicyEvent>;
+export class LoadShedder extends PolicyBase {
   /** The clock of the window. */
-  readonly clock: Clock;
-  private readonly events = new EventSource();
+  declare readonly clock: Clock;
   private readonly cpu: Signal;
   private readonly threshold: number;
   private readonly bucketMs: number;
@@ -72,8 +67,7 @@ export class LoadShedder implements Policy<never> {
 
   constructor(options: LoadShedderOptions = {}) {
     const o = parseOptions(LoadShedderOptionsSchema, options, 'loadShedder');
-    this.name = o.name;
-    this.clock = o.clock ?? systemClock;
+    super(o.name, o.clock ?? systemClock);
     this.cpu = o.cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(o.cpu);
     this.threshold = o.cpuThreshold;
     this.bucketMs = o.windowMs / o.buckets;
@@ -81,7 +75,6 @@ export class LoadShedder implements Policy<never> {
     this.pass = new Float64Array(o.buckets);
     this.rtSum = new Float64Array(o.buckets);
     this.epochs = new Float64Array(o.buckets).fill(-Infinity);
-    this.events$ = this.events.events$;
   }
 
   /** Calls in flight now. */
@@ -104,10 +97,10 @@ export class LoadShedder implements Policy<never> {
       if (this.avgFlying > max && this.flying > max) {
         this.lastDrop = now;
         const error = new OverloadedError(this.name);
-        if (this.events.observed) {
-          this.events.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max });
+        if (this.observed) {
+          this.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max });
           // Shed at admission: no time passed.
-          this.events.emit({ type: 'outcome', policy: this.name, result: thrownOutcome(error, undefined), durationMs: 0, error });
+          this.outcome(thrownOutcome(error, undefined), now, error, now);
         }
         throw error;
       }
@@ -116,28 +109,20 @@ export class LoadShedder implements Policy<never> {
     return new ShedderPermit(this, now);
   }
 
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
-  }
-
   async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const start = this.clock.now();
     const permit = this.admit(start);
     try {
       const value = await runNext(op, ctx, next);
       permit.success();
-      if (this.events.observed) this.outcome('success', start);
+      if (this.observed) this.outcome('success', start);
       return value;
     } catch (error) {
       if (cancelledByCaller(ctx)) permit.release();
       else permit.failure();
-      if (this.events.observed) this.outcome(thrownOutcome(error, ctx), start, error);
+      if (this.observed) this.outcome(thrownOutcome(error, ctx), start, error);
       throw error;
     }
-  }
-
-  private outcome(result: OutcomeResult, start: number, error?: unknown): void {
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 
   /** @internal a permit settled. */

@@ -1,14 +1,14 @@
-import type { Observable } from 'rxjs';
 import type { z } from 'zod';
-import { systemClock, type Clock } from '../../lib/clock.js';
+import { PolicyBase } from '../../lib/base.js';
+import { systemClock } from '../../lib/clock.js';
 import { sleep } from '../../lib/sleep.js';
-import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
+import { hardAborted, runNext, toContext, type Context } from '../../lib/context.js';
 import { ConfigError, isShedRejection } from '../../lib/errors.js';
-import { EventSource, type GiveUpEvent, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { GiveUpEvent, OutcomeResult } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
 import { RetryOptionsSchema, type RetryOptions } from './options.js';
@@ -35,27 +35,20 @@ const NOT_TRIED: unique symbol = Symbol('notTried');
  * const r = retry({ maxAttempts: 3, backoff: exponential({ initial: 100, jitter: 'full' }) });
  * ```
  */
-export class RetryPolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class RetryPolicy extends PolicyBase {
   private _maxAttempts!: number;
-  readonly events$: Observable<PolicyEvent>;
-  private readonly events = new EventSource();
   private backoff!: Backoff;
   private maxDelayMs!: number;
   private handle: ((error: unknown) => boolean) | undefined;
   private handleResult: ((result: unknown) => boolean) | undefined;
   private budget: RetryBudget | undefined;
-  private readonly clock: Clock;
   private readonly random: () => number;
 
   constructor(options: RetryOptions = {}) {
     const o = parseOptions(RetryOptionsSchema, options, 'retry');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this.apply(o);
-    this.clock = o.clock ?? systemClock;
     this.random = o.random ?? Math.random;
-    this.events$ = this.events.events$;
   }
 
   /** Total tries, the first included. */
@@ -82,16 +75,12 @@ export class RetryPolicy implements Policy<never> {
     this.budget = o.budget;
   }
 
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
-  }
-
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     if (this.budget !== undefined || this.handleResult !== undefined) return this.run(op, c, next, NOT_TRIED, 0);
     // No budget and no result to judge: the first attempt's promise passes through with
     // handlers attached (no async frame); the retry loop starts only once it has failed.
-    const observed = this.events.observed;
+    const observed = this.observed;
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
     let first: Promise<R>;
@@ -103,7 +92,7 @@ export class RetryPolicy implements Policy<never> {
     const onFailure = (error: unknown) => this.run(op, c, next, error, start);
     if (!observed) return first.then(undefined, onFailure);
     return first.then((value) => {
-      if (this.events.observed) this.succeeded(1, start);
+      if (this.observed) this.succeeded(1, start);
       return value;
     }, onFailure);
   }
@@ -139,7 +128,7 @@ export class RetryPolicy implements Policy<never> {
         this.budget.onAttempt(now - attemptStart, now);
       }
       if (verdict === 0) {
-        if (this.events.observed) this.succeeded(attempt, start);
+        if (this.observed) this.succeeded(attempt, start);
         return value as R;
       }
       let reason: GiveUpEvent['reason'] | undefined;
@@ -169,33 +158,33 @@ export class RetryPolicy implements Policy<never> {
         }
       }
       if (reason !== undefined) {
-        if (this.events.observed) this.gaveUp(attempt, error, reason, start, thrown ? thrownOutcome(error, c) : 'failure');
+        if (this.observed) this.gaveUp(attempt, error, reason, start, thrown ? thrownOutcome(error, c) : 'failure');
         // A result judged a failure is still the caller's answer once retrying ends.
         if (!thrown) return value as R;
         throw error;
       }
       // Emit before sleeping, so a listener can advance a test clock.
-      if (this.events.observed) this.events.emit({ type: 'retry', policy: this.name, attempt: attempt + 1, delayMs: delay, error });
+      if (this.observed) this.emit({ type: 'retry', policy: this.name, attempt: attempt + 1, delayMs: delay, error });
       previousDelay = delay;
       try {
         if (delay > 0) await sleep(this.clock, delay, c.scope);
         else if (c.scope?.aborted) throw c.scope.reason;
       } catch (abortReason) {
         // Cancelled between attempts: the caller gets the abort's reason, and so does the outcome.
-        if (this.events.observed) this.gaveUp(attempt, abortReason, 'cancelled', start, thrownOutcome(abortReason, c));
+        if (this.observed) this.gaveUp(attempt, abortReason, 'cancelled', start, thrownOutcome(abortReason, c));
         throw abortReason;
       }
     }
   }
 
   private succeeded(attempts: number, start: number): void {
-    this.events.emit({ type: 'success', policy: this.name, attempts });
-    this.events.emit({ type: 'outcome', policy: this.name, result: 'success', durationMs: this.clock.now() - start });
+    this.emit({ type: 'success', policy: this.name, attempts });
+    this.outcome('success', start);
   }
 
   private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number, result: OutcomeResult): void {
-    this.events.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+    this.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
+    this.outcome(result, start, error);
   }
 }
 

@@ -1,11 +1,10 @@
-import type { Observable } from 'rxjs';
-import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
-import { Context, EMPTY_META, executeWith, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
+import { PolicyBase } from '../../lib/base.js';
+import { deadlineTimerOf, systemClock, type DeadlineTimer } from '../../lib/clock.js';
+import { Context, EMPTY_META, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
 import { TimeoutError } from '../../lib/errors.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
-import { thrownOutcome } from '../../lib/outcome.js';
+import { settledOutcome } from '../../lib/outcome.js';
 import { parseOptions } from '../../lib/options.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
 
 /**
@@ -20,25 +19,17 @@ import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
  * await t.execute((ctx) => fetch(url, { signal: ctx.signal }));
  * ```
  */
-export class TimeoutPolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class TimeoutPolicy extends PolicyBase {
   private _ms: number;
   private _mode: 'aggressive' | 'cooperative';
-  readonly events$: Observable<PolicyEvent>;
-  /** @internal */
-  readonly events = new EventSource();
-  private readonly clock: Clock;
   private readonly timer: DeadlineTimer;
 
   constructor(options: number | TimeoutOptions) {
     const o = parseOptions(TimeoutOptionsSchema, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this._ms = o.ms;
     this._mode = o.mode;
-    this.clock = o.clock ?? systemClock;
     this.timer = deadlineTimerOf(this.clock);
-    this.events$ = this.events.events$;
   }
 
   /** Milliseconds each call may take. */
@@ -61,8 +52,8 @@ export class TimeoutPolicy implements Policy<never> {
     this._mode = o.mode;
   }
 
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    if (options !== undefined) return executeWith(this, op, options, this.clock);
+  override execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    if (options !== undefined) return super.execute(op, options);
     // Nothing encloses the call: its context is the timeout's own, with no root context before it.
     const start = this.clock.now();
     const at = start + this._ms;
@@ -118,12 +109,10 @@ export class TimeoutPolicy implements Policy<never> {
    * scope. The `timeout` event is for this timeout's own deadline (`own`), not an enclosing one it deferred to.
    */
   report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): void {
-    const events = this.events;
-    if (!events.observed) return;
-    const durationMs = this.clock.now() - start;
-    if (thrown && own && call.expired) events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
-    const result = thrown ? thrownOutcome(error, call) : 'success';
-    events.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
+    if (!this.observed) return;
+    const now = this.clock.now();
+    if (thrown && own && call.expired) this.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
+    this.outcome(settledOutcome(thrown, error, call), start, error, now);
   }
 }
 
