@@ -1,5 +1,6 @@
 import { Context, Scope, type AbortListener } from '../../lib/context.js';
 import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
+import { isThenable } from '../../lib/thenable.js';
 
 /** What a flight needs of its idempotent policy: run it, forget it, report. */
 export interface FlightOwner {
@@ -75,7 +76,7 @@ export class Flight<R> {
 
   private call(ctx: ExecutionContext): R | PromiseLike<R> {
     const value = this.inner(ctx);
-    if (value === null || typeof value !== 'object' || typeof (value as PromiseLike<R>).then !== 'function') {
+    if (!isThenable<R>(value)) {
       this.opOk(value as R);
       return value;
     }
