@@ -31,6 +31,13 @@ export class BulkheadPolicy extends PolicyBase {
   readonly queueLimit: number;
   private running = 0;
   private readonly waiting = new WaitQueue();
+  /** What the queue's waiters and slots may do to this bulkhead; only they hold it. */
+  private readonly slots: SlotOwner = {
+    run: (op, c, next, start) => this.run(op, c, next, start),
+    dequeue: (waiter, scope, start) => this.dequeue(waiter, scope, start),
+    settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
+    release: () => this.release(),
+  };
 
   constructor(options: BulkheadOptions) {
     const o = parseOptions(BulkheadOptionsSchema, options, 'bulkhead');
@@ -67,15 +74,15 @@ export class BulkheadPolicy extends PolicyBase {
       }
       return Promise.reject(error);
     }
-    const waiter = new Waiter<R>(this, op, c, next, start);
+    const waiter = new Waiter<R>(this.slots, op, c, next, start);
     this.waiting.push(waiter);
     if (this.observed) this.emit({ type: 'queued', policy: this.name, queued: this.waiting.size });
     return waiter.promise;
   }
 
-  /** @internal @hidden runs a call that holds a slot; the slot is freed when the chain and every operation call it made have settled. */
-  run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
-    const slot = new Slot<R>(this, op, start, c.scope);
+  /** Runs a call that holds a slot; the slot is freed when the chain and every operation call it made have settled. */
+  private run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
+    const slot = new Slot<R>(this.slots, op, start, c.scope);
     let p: Promise<R>;
     try {
       p = runNext(slot.op, c, next);
@@ -86,21 +93,21 @@ export class BulkheadPolicy extends PolicyBase {
     return p;
   }
 
-  /** @internal @hidden a slot's work is done: hand it to the first waiter, if any. */
-  release(): void {
+  /** A slot's work is done: hand it to the first waiter, if any. */
+  private release(): void {
     const waiter = this.waiting.shift();
     if (waiter === undefined) this.running--;
     else waiter.grant();
   }
 
-  /** @internal @hidden a waiter left the queue because its call was cancelled. */
-  dequeue(waiter: QueueNode, scope: Scope, start: number): void {
+  /** A waiter left the queue because its call was cancelled. */
+  private dequeue(waiter: QueueNode, scope: Scope, start: number): void {
     this.waiting.remove(waiter);
     if (this.observed) this.outcome(thrownOutcome(scope.reason, scope), start, scope.reason);
   }
 
-  /** @internal @hidden the outcome of a call that ran under `scope`. */
-  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
+  /** Reports the outcome of a call that ran under `scope`. */
+  private settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
     if (this.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }

@@ -8,7 +8,7 @@ import { settledOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { sleep } from '../../lib/sleep.js';
 import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
-import { Flight } from './flight.js';
+import { Flight, type FlightOwner } from './flight.js';
 import { memoryStore } from './memory-store.js';
 import { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
@@ -40,6 +40,12 @@ export class IdempotentPolicy extends PolicyBase {
   private readonly codec: IdempotencyCodec;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
   private readonly o: ReturnType<typeof parseIdempotentOptions>;
+  /** What a flight calls of this policy; only the flights hold it. */
+  private readonly owner: FlightOwner = {
+    runFlight: (f, next) => this.runFlight(f, next),
+    forget: (f) => this.forget(f),
+    settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
+  };
 
   constructor(options: IdempotentOptions = {}) {
     const o = parseIdempotentOptions(options);
@@ -75,7 +81,7 @@ export class IdempotentPolicy extends PolicyBase {
     }
     let flight = this.flights.get(key) as Flight<R> | undefined;
     if (flight === undefined || this.clock.now() >= flight.leaseEndsAt) {
-      flight = new Flight<R>(this, key, op, c, next);
+      flight = new Flight<R>(this.owner, key, op, c, next);
       this.flights.set(key, flight as Flight<unknown>);
     } else if (this.observed) {
       this.emit({ type: 'joined', policy: this.name, key, callers: flight.callers + 1 });
@@ -83,8 +89,8 @@ export class IdempotentPolicy extends PolicyBase {
     return flight.join(c, start);
   }
 
-  /** @internal @hidden the shared run of a key: claim, then serve, wait or run. */
-  async runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R> {
+  /** The shared run of a key: claim, then serve, wait or run. */
+  private async runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R> {
     const { leaseMs, ttlMs } = this.o;
     for (;;) {
       let claim: ClaimResult;
@@ -184,16 +190,16 @@ export class IdempotentPolicy extends PolicyBase {
     return boundedStoreCall(this.clock, this.o.storeTimeoutMs, this.name, what, call);
   }
 
-  /** @internal @hidden */
-  forget(f: Flight<unknown>): void {
+  /** A flight is over (or abandoned): later callers start a new one. */
+  private forget(f: Flight<unknown>): void {
     if (this.flights.get(f.key) === f) this.flights.delete(f.key);
   }
 
   /**
-   * @internal @hidden one caller's outcome, under its call's `scope` (a
+   * One caller's outcome, under its call's `scope` (a
    * result `handleResult` refuses is still a success: it is only not stored).
    */
-  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
+  private settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
     if (this.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
