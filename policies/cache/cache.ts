@@ -68,7 +68,7 @@ export class CachePolicy extends PolicyBase {
       forget: (flight) => this.forget(flight),
       revalidate: (key, op, ctx, next, until) => this.revalidate(key, op, ctx, next, until),
       announce: (flight, count, coalesced) => this.announce(flight, count, coalesced),
-      observe: (p, start) => this.observe(p, start),
+      listening: () => this.observed,
       settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
     };
   }
@@ -149,7 +149,7 @@ export class CachePolicy extends PolicyBase {
   }
 
   /** A flight is over (or abandoned): later callers start a new one. */
-  private forget(flight: FlightInfo): void {
+  private forget(flight: { readonly key: string }): void {
     if (this.flights.get(flight.key) === flight) this.flights.delete(flight.key);
   }
 
@@ -192,21 +192,6 @@ export class CachePolicy extends PolicyBase {
       if (flight.kind === 'miss') this.emit({ type: 'miss', policy: this.name, key, coalesced: coalesced || i > 0 });
       else this.emit({ type: 'hit', policy: this.name, key, stale: flight.kind === 'stale' });
     }
-  }
-
-  /** A caller nothing can cancel waits on `p`. */
-  private observe<V>(p: Promise<V>, start: number): Promise<V> {
-    if (!this.observed) return p;
-    return p.then(
-      (value) => {
-        this.settled(start, false, undefined, undefined);
-        return value;
-      },
-      (error: unknown) => {
-        this.settled(start, true, error, undefined);
-        throw error;
-      },
-    );
   }
 
   /** One caller's outcome; `scope` is its call's (a result `handleResult` refuses is still a success: it is only not stored). */

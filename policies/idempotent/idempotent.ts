@@ -42,9 +42,11 @@ export class IdempotentPolicy extends PolicyBase {
   private readonly o: ReturnType<typeof parseIdempotentOptions>;
   /** What a flight calls of this policy; only the flights hold it. */
   private readonly owner: FlightOwner = {
+    name: this.name,
     runFlight: (f, next) => this.runFlight(f, next),
     forget: (f) => this.forget(f),
     settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
+    listening: () => this.observed,
   };
 
   constructor(options: IdempotentOptions = {}) {
@@ -191,7 +193,7 @@ export class IdempotentPolicy extends PolicyBase {
   }
 
   /** A flight is over (or abandoned): later callers start a new one. */
-  private forget(f: Flight<unknown>): void {
+  private forget(f: { readonly key: string }): void {
     if (this.flights.get(f.key) === f) this.flights.delete(f.key);
   }
 
