@@ -50,7 +50,7 @@ export interface AdaptiveLimiterStats {
  * await limiter.execute((ctx) => fetch(url, { signal: ctx.signal }));
  * ```
  */
-export class AdaptiveLimiterPolicy extends PolicyBase implements LimiterCore {
+export class AdaptiveLimiterPolicy extends PolicyBase {
   /** The clock the windows run on. */
   declare readonly clock: Clock;
   private readonly algorithm: LimitAlgorithm;
@@ -65,6 +65,12 @@ export class AdaptiveLimiterPolicy extends PolicyBase implements LimiterCore {
   private flying = 0;
   private slowStart = true;
   private lastRtt: number | undefined = undefined;
+  /** What the calls and permits need of this limiter; only they hold it. */
+  private readonly core: LimiterCore = {
+    settle: (start, inFlight, measure, error, result) => this.settle(start, inFlight, measure, error, result),
+    release: () => this.release(),
+    measureOf: (error, at) => this.measureOf(error, at),
+  };
 
   constructor(options: AdaptiveLimiterOptions = {}) {
     const o = parseOptions(AdaptiveLimiterOptionsSchema, options, 'adaptiveLimiter');
@@ -101,7 +107,7 @@ export class AdaptiveLimiterPolicy extends PolicyBase implements LimiterCore {
   allow(): LimiterPermit {
     const start = this.clock.now();
     if (this.flying >= this.admitted) throw this.shed();
-    return new LimiterPermit(this, start, ++this.flying);
+    return new LimiterPermit(this.core, start, ++this.flying);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -111,7 +117,7 @@ export class AdaptiveLimiterPolicy extends PolicyBase implements LimiterCore {
     if (this.flying >= this.admitted) return Promise.reject(this.shed());
     // Read whether or not anyone listens: the start is the response time's too.
     const start = this.clock.now();
-    const call = new LimitedCall<R>(this, op, start, ++this.flying, ctx);
+    const call = new LimitedCall<R>(this.core, op, start, ++this.flying, ctx);
     let p: Promise<R>;
     try {
       p = runNext(call.op, ctx, next);
@@ -135,16 +141,16 @@ export class AdaptiveLimiterPolicy extends PolicyBase implements LimiterCore {
     }
   }
 
-  /** @internal @hidden */
-  measureOf(error: unknown, at: ExecutionContext | undefined): Measure {
+  /** What a thrown `error` measures: a drop (a timeout, an overload error) or nothing. */
+  private measureOf(error: unknown, at: ExecutionContext | undefined): Measure {
     const result = thrownOutcome(error, at);
     if (result === 'timeout') return DROPPED;
     if (result === 'failure' && this.isOverload !== undefined && judge(this.isOverload, error)) return DROPPED;
     return IGNORED;
   }
 
-  /** @internal @hidden */
-  settle(start: number, inFlight: number, measure: Measure, error: unknown, result: OutcomeResult): void {
+  /** Measures a call that started at `start` with `inFlight` calls in flight, and reports its outcome. */
+  private settle(start: number, inFlight: number, measure: Measure, error: unknown, result: OutcomeResult): void {
     const now = this.clock.now();
     const rtt = now - start;
     // An answer within the clock's resolution says nothing of queueing, and a zero baseline would make any later answer look infinitely slow (Netflix's minRttThreshold).
@@ -159,8 +165,8 @@ export class AdaptiveLimiterPolicy extends PolicyBase implements LimiterCore {
     if (this.observed) this.outcome(result, start, error, now);
   }
 
-  /** @internal @hidden */
-  release(): void {
+  /** A slot is free again. */
+  private release(): void {
     this.flying--;
   }
 

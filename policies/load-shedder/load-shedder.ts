@@ -12,11 +12,16 @@ const FLYING_BETA = 0.9; // go-zero: moving average of calls in flight
 const DEFAULT_MIN_RT_MS = 1_000; // go-zero: min response time before any call passed
 const MIN_OVERLOAD_FACTOR = 0.1; // go-zero: accept at least 10 % of what could be carried
 
+/** What a {@link ShedderPermit} needs of its shedder: where to settle it. */
+export interface ShedderCore {
+  settle(start: number, passed: boolean): void;
+}
+
 /** One admitted call of a {@link LoadShedder}: settle it once. */
 export class ShedderPermit {
   private done = false;
   constructor(
-    private readonly owner: LoadShedder,
+    private readonly owner: ShedderCore,
     private readonly start: number,
   ) {}
   /** The call succeeded: its response time and pass count feed the capacity estimate. */
@@ -64,6 +69,8 @@ export class LoadShedder extends PolicyBase {
   private flying = 0;
   private avgFlying = 0;
   private lastDrop = -Infinity;
+  /** What the permits need of this shedder; only they hold it. */
+  private readonly core: ShedderCore = { settle: (start, passed) => this.settle(start, passed) };
 
   constructor(options: LoadShedderOptions = {}) {
     const o = parseOptions(LoadShedderOptionsSchema, options, 'loadShedder');
@@ -106,7 +113,7 @@ export class LoadShedder extends PolicyBase {
       }
     }
     this.flying++;
-    return new ShedderPermit(this, now);
+    return new ShedderPermit(this.core, now);
   }
 
   async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -125,8 +132,8 @@ export class LoadShedder extends PolicyBase {
     }
   }
 
-  /** @internal a permit settled. */
-  settle(start: number, passed: boolean): void {
+  /** A permit settled. */
+  private settle(start: number, passed: boolean): void {
     this.flying--;
     this.avgFlying = this.avgFlying * FLYING_BETA + this.flying * (1 - FLYING_BETA);
     if (!passed) return;

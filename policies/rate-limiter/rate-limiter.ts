@@ -26,7 +26,7 @@ import { TokenBucket } from './token-bucket.js';
  * await limiter.execute(() => callPartnerApi());
  * ```
  */
-export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
+export class RateLimiterPolicy extends PolicyBase {
   /** The algorithm holding the limit. */
   readonly algorithm: RateAlgorithm;
 
@@ -34,7 +34,8 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
     const o = parseOptions(RateLimiterOptionsSchema, options, 'rateLimiter');
     super(o.name, o.clock ?? systemClock);
     this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
-    this.algorithm.attach?.(this);
+    const host: LimiterHost = { localFallback: (active, error) => this.localFallback(active, error) };
+    this.algorithm.attach?.(host);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -61,8 +62,8 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
     );
   }
 
-  /** @internal @hidden */
-  localFallback(active: boolean, error?: unknown): void {
+  /** The algorithm started or stopped limiting locally. */
+  private localFallback(active: boolean, error?: unknown): void {
     if (this.observed) this.emit({ type: 'localFallback', policy: this.name, active, error });
   }
 

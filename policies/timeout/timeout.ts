@@ -23,6 +23,11 @@ export class TimeoutPolicy extends PolicyBase {
   private _ms: number;
   private _mode: 'aggressive' | 'cooperative';
   private readonly timer: DeadlineTimer;
+  /** What a call reads and calls of this timeout; only the calls hold it. */
+  private readonly calls: TimeoutOwner = {
+    name: this.name,
+    report: (call, start, thrown, error, own) => this.report(call, start, thrown, error, own),
+  };
 
   constructor(options: number | TimeoutOptions) {
     const o = parseOptions(TimeoutOptionsSchema, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
@@ -57,7 +62,7 @@ export class TimeoutPolicy extends PolicyBase {
     // Nothing encloses the call: its context is the timeout's own, with no root context before it.
     const start = this.clock.now();
     const at = start + this._ms;
-    const call = new TimeoutCall<R>(undefined, at, this.timer, this, start, this._mode === 'cooperative');
+    const call = new TimeoutCall<R>(undefined, at, this.timer, this.calls, start, this._mode === 'cooperative');
     return this.race(op, new Context(this.clock, call, at, 1, undefined, EMPTY_META), undefined, call);
   }
 
@@ -71,7 +76,7 @@ export class TimeoutPolicy extends PolicyBase {
     // adds nothing but its outcome. An earlier cooperative deadline only asks, so an aggressive
     // timeout inside it still arms, or an operation that ignores its signal would hang the call.
     if (scope !== undefined && (coop ? scope.limit : scope.hardLimit) <= at) return this.pass(op, c, next, start);
-    const call = new TimeoutCall<R>(scope, at, this.timer, this, start, coop);
+    const call = new TimeoutCall<R>(scope, at, this.timer, this.calls, start, coop);
     return this.race(op, c.withScope(call), next, call);
   }
 
@@ -105,15 +110,21 @@ export class TimeoutPolicy extends PolicyBase {
   }
 
   /**
-   * @internal reports a call that settled: with a value, or having thrown `error`, under `call`'s
+   * Reports a call that settled: with a value, or having thrown `error`, under `call`'s
    * scope. The `timeout` event is for this timeout's own deadline (`own`), not an enclosing one it deferred to.
    */
-  report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): void {
+  private report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): void {
     if (!this.observed) return;
     const now = this.clock.now();
     if (thrown && own && call.expired) this.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
     this.outcome(settledOutcome(thrown, error, call), start, error, now);
   }
+}
+
+/** What a call needs of its timeout: the name for its `TimeoutError`, and where to report its outcome. */
+interface TimeoutOwner {
+  readonly name: string;
+  report(call: Scope, start: number, thrown: boolean, error?: unknown, own?: boolean): void;
 }
 
 // The executor of every call's promise: one shared function instead of a closure per call.
@@ -137,10 +148,10 @@ class TimeoutCall<R> extends Scope {
   declare readonly promise: Promise<R>;
   declare private resolve: (value: R) => void;
   declare private reject: (error: unknown) => void;
-  declare private readonly policy: TimeoutPolicy;
+  declare private readonly policy: TimeoutOwner;
   declare private readonly start: number;
 
-  constructor(parent: Scope | undefined, at: number, timer: DeadlineTimer, policy: TimeoutPolicy, start: number, coop: boolean) {
+  constructor(parent: Scope | undefined, at: number, timer: DeadlineTimer, policy: TimeoutOwner, start: number, coop: boolean) {
     super(parent, undefined, at, timer, policy.name, coop);
     this.promise = new Promise<R>(capture);
     this.resolve = capturedResolve as (value: R) => void;
