@@ -1,13 +1,13 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from './clock.js';
-import { Context, executeWith } from './context.js';
+import { Context, EMPTY_META, executeWith } from './context.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from './events.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
 
 /**
  * The skeleton every breakwater policy extends: its `name`, its `events$`
- * (a private {@link EventSource}, made only when someone asks for
- * `events$`, so an unobserved policy holds no subject), `execute` through
+ * (an {@link EventSource}, whose subject exists only once someone asks
+ * for `events$`), `execute` through
  * {@link executeWith}, the type-only {@link ANSWER} and the check that
  * refuses a call its caller (or an aggressive deadline) already gave up.
  * A subclass writes only its `[RUN]`.
@@ -23,7 +23,7 @@ import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, ty
  *   constructor() { super('logged', systemClock); }
  *   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
  *     const start = this.clock.now();
- *     return runNext(op, ctx, next).finally(() => this.observed && this.outcome('success', start));
+ *     return runNext(op, ctx, next).finally(() => this.events.observed && this.outcome('success', start));
  *   }
  * }
  * ```
@@ -34,7 +34,13 @@ export abstract class PolicyBase<T = never, E extends PolicyEvent = PolicyEvent,
   readonly name: string;
   /** The clock of `execute`'s root context and of the policy's own durations (pipelines read it as their default clock). */
   protected readonly clock: C;
-  private ev: EventSource<E> | undefined = undefined;
+  /**
+   * Where its events go. Read `this.events.observed` and call
+   * `this.events.emit` from the subclass's own methods on hot paths: a
+   * field read there stays monomorphic, where the base's shared getters
+   * see every policy class.
+   */
+  protected readonly events: EventSource<E> = new EventSource<E>();
 
   protected constructor(name: string, clock: C) {
     this.name = name;
@@ -43,33 +49,25 @@ export abstract class PolicyBase<T = never, E extends PolicyEvent = PolicyEvent,
 
   /** Every event of this policy; hot, and free while nobody subscribes. */
   get events$(): Observable<E> {
-    return (this.ev ??= new EventSource<E>()).events$;
-  }
-
-  /** True while someone listens to `events$`: build an event only then. */
-  protected get observed(): boolean {
-    const ev = this.ev;
-    return ev !== undefined && ev.observed;
-  }
-
-  /** Emits `event` to `events$`'s subscribers (nothing when nobody ever subscribed). */
-  protected emit(event: E): void {
-    this.ev?.emit(event);
+    return this.events.events$;
   }
 
   /**
    * Reports a call that settled as `result` (decided by
    * `lib/outcome.ts`'s `settledOutcome`), `start` being the clock
-   * time the call entered the policy. Call only when `observed`.
+   * time the call entered the policy. Call only when `events.observed`.
    */
   protected outcome(result: OutcomeResult, start: number, error?: unknown, now?: number): void {
     const durationMs = (now ?? (this.clock ?? systemClock).now()) - start;
-    this.emit({ type: 'outcome', policy: this.name, result, durationMs, error } as E);
+    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs, error } as E);
   }
 
   /** Runs `op` under this policy (see {@link Policy.execute}). */
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
-    return executeWith(this, op, options, this.clock ?? systemClock);
+    const clock = this.clock ?? systemClock;
+    // Without options, straight in: the root context has nothing to check (what executeWith does first).
+    if (options === undefined) return this[RUN](op, new Context(clock, undefined, undefined, 1, undefined, EMPTY_META), undefined);
+    return executeWith(this, op, options, clock);
   }
 
   /** The context-passing entry pipelines use; see {@link RUN}. */
@@ -109,6 +107,6 @@ export function refuseAborted(ctx: ExecutionContext): Promise<never> | undefined
  * ```
  */
 export function shareEventSource<E extends PolicyEvent>(policy: PolicyBase<unknown, E, Clock | undefined>, source: EventSource<E>): void {
-  // The one writer of the base's private field from outside the class.
-  (policy as unknown as { ev: EventSource<E> | undefined }).ev = source;
+  // The one writer of the base's read-only field from outside the class.
+  (policy as unknown as { events: EventSource<E> }).events = source;
 }

@@ -136,8 +136,8 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     this.slowStart = true;
     this.lastRtt = undefined;
     this.estimate = this.admitted = this.initialLimit;
-    if (from !== this.admitted && this.observed) {
-      this.emit({ type: 'limitChanged', policy: this.name, from, to: this.admitted, reason: 'reset', rttMs: undefined, baselineMs: undefined, maxInFlight: 0, samples: 0, drops: 0 });
+    if (from !== this.admitted && this.events.observed) {
+      this.events.emit({ type: 'limitChanged', policy: this.name, from, to: this.admitted, reason: 'reset', rttMs: undefined, baselineMs: undefined, maxInFlight: 0, samples: 0, drops: 0 });
     }
   }
 
@@ -162,7 +162,7 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
         this.sampler.clear(now);
       }
     }
-    if (this.observed) this.outcome(result, start, error, now);
+    if (this.events.observed) this.outcome(result, start, error, now);
   }
 
   /** A slot is free again. */
@@ -191,8 +191,8 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     if (limit === this.admitted) return;
     const previous = this.admitted;
     this.admitted = limit;
-    if (this.observed && reason !== 'hold') {
-      this.emit({
+    if (this.events.observed && reason !== 'hold') {
+      this.events.emit({
         type: 'limitChanged',
         policy: this.name,
         from: previous,
@@ -211,8 +211,8 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
   private shed(): ConcurrencyLimitedError {
     const retryAfterMs = this.lastRtt === undefined ? undefined : Math.ceil(this.lastRtt);
     const error = new ConcurrencyLimitedError(this.name, this.admitted, retryAfterMs);
-    if (this.observed) {
-      this.emit({ type: 'rejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    if (this.events.observed) {
+      this.events.emit({ type: 'rejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
       // Shed at admission: no time passed.
       this.outcome(thrownOutcome(error, undefined), 0, error, 0);
     }

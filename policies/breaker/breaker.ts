@@ -126,7 +126,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
   }
 
   private failed(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
-    this.finish(token, start, this.verdictOf(error, ctx), this.observed ? thrownOutcome(error, ctx) : 'failure', error);
+    this.finish(token, start, this.verdictOf(error, ctx), this.events.observed ? thrownOutcome(error, ctx) : 'failure', error);
     throw error;
   }
 
@@ -159,7 +159,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
    */
   complete(token: number, start: number, verdict: Verdict, error: unknown): void {
     let result: OutcomeResult = 'success';
-    if (this.observed) {
+    if (this.events.observed) {
       if (verdict === RELEASE) result = error === undefined ? 'cancelled' : thrownOutcome(error, undefined);
       else if (verdict === TIMEOUT) result = 'timeout';
       else if (verdict === FAILURE) result = thrownOutcome(error, undefined);
@@ -172,7 +172,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
     let now = NaN;
     if (verdict === RELEASE) this.release(token, start);
     else now = this.record(token, start, verdict);
-    if (this.observed) {
+    if (this.events.observed) {
       // One clock read serves the window and the event, when the breaker read one.
       this.outcome(result, start, error, now === now ? now : undefined);
     }
@@ -197,15 +197,15 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
   protected transition(from: S, to: S, reason: StateChangeReason, figure: number | undefined): void {
     if (from === to) return;
     this.subject?.next(to);
-    if (this.observed) this.emit({ type: 'stateChange', policy: this.name, from, to, reason, figure });
+    if (this.events.observed) this.events.emit({ type: 'stateChange', policy: this.name, from, to, reason, figure });
   }
 
   /** Reports and throws a shed call. */
   protected shed(error: BrokenCircuitError, dropRatio: number | undefined): never {
-    if (this.observed) {
+    if (this.events.observed) {
       const state = this.state;
-      if (dropRatio !== undefined) this.emit({ type: 'rejected', policy: this.name, state, dropRatio });
-      else this.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
+      if (dropRatio !== undefined) this.events.emit({ type: 'rejected', policy: this.name, state, dropRatio });
+      else this.events.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
       // Shed at admission: no time passed.
       this.outcome(thrownOutcome(error, undefined), 0, error, 0);
     }

@@ -68,15 +68,15 @@ export class BulkheadPolicy extends PolicyBase {
     if (refused !== undefined) return refused;
     if (this.waiting.size >= this.queueLimit) {
       const error = new BulkheadRejectedError(this.name);
-      if (this.observed) {
-        this.emit({ type: 'rejected', policy: this.name, reason: 'bulkheadFull' });
+      if (this.events.observed) {
+        this.events.emit({ type: 'rejected', policy: this.name, reason: 'bulkheadFull' });
         this.outcome(thrownOutcome(error, undefined), start, error);
       }
       return Promise.reject(error);
     }
     const waiter = new Waiter<R>(this.slots, op, c, next, start);
     this.waiting.push(waiter);
-    if (this.observed) this.emit({ type: 'queued', policy: this.name, queued: this.waiting.size });
+    if (this.events.observed) this.events.emit({ type: 'queued', policy: this.name, queued: this.waiting.size });
     return waiter.promise;
   }
 
@@ -103,12 +103,12 @@ export class BulkheadPolicy extends PolicyBase {
   /** A waiter left the queue because its call was cancelled. */
   private dequeue(waiter: QueueNode, scope: Scope, start: number): void {
     this.waiting.remove(waiter);
-    if (this.observed) this.outcome(thrownOutcome(scope.reason, scope), start, scope.reason);
+    if (this.events.observed) this.outcome(thrownOutcome(scope.reason, scope), start, scope.reason);
   }
 
   /** Reports the outcome of a call that ran under `scope`. */
   private settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
-    if (this.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
+    if (this.events.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
 

@@ -68,7 +68,7 @@ export class CachePolicy extends PolicyBase {
       forget: (flight) => this.forget(flight),
       revalidate: (key, op, ctx, next, until) => this.revalidate(key, op, ctx, next, until),
       announce: (flight, count, coalesced) => this.announce(flight, count, coalesced),
-      listening: () => this.observed,
+      listening: () => this.events.observed,
       settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
     };
   }
@@ -174,29 +174,29 @@ export class CachePolicy extends PolicyBase {
         scope.dispose();
         const ok = await this.save(key, value);
         this.refreshing.delete(key);
-        if (this.observed) this.emit({ type: 'revalidated', policy: this.name, key, ok });
+        if (this.events.observed) this.events.emit({ type: 'revalidated', policy: this.name, key, ok });
       },
       (error: unknown) => {
         scope.dispose();
         this.refreshing.delete(key);
-        if (this.observed) this.emit({ type: 'revalidated', policy: this.name, key, ok: false, error });
+        if (this.events.observed) this.events.emit({ type: 'revalidated', policy: this.name, key, ok: false, error });
       },
     );
   }
 
   /** Emits `count` hit or miss events for a flight whose lookup is known. */
   private announce(flight: FlightInfo, count: number, coalesced: boolean): void {
-    if (!this.observed) return;
+    if (!this.events.observed) return;
     const key = flight.key;
     for (let i = 0; i < count; i++) {
-      if (flight.kind === 'miss') this.emit({ type: 'miss', policy: this.name, key, coalesced: coalesced || i > 0 });
-      else this.emit({ type: 'hit', policy: this.name, key, stale: flight.kind === 'stale' });
+      if (flight.kind === 'miss') this.events.emit({ type: 'miss', policy: this.name, key, coalesced: coalesced || i > 0 });
+      else this.events.emit({ type: 'hit', policy: this.name, key, stale: flight.kind === 'stale' });
     }
   }
 
   /** One caller's outcome; `scope` is its call's (a result `handleResult` refuses is still a success: it is only not stored). */
   private settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
-    if (this.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
+    if (this.events.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
 

@@ -63,7 +63,7 @@ export class ChaosPolicy<T = never> extends PolicyBase<T> {
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
     if (!this.injects(ctx)) {
       // Disabled chaos costs nothing: a call that starts unobserved is passed through unwatched.
-      if (!this.observed) return runNext(op, ctx, next);
+      if (!this.events.observed) return runNext(op, ctx, next);
       return this.observe(runNext(op, ctx, next), this.clock.now(), ctx);
     }
     // An injected call is watched whether or not anyone listens: a subscriber may join
@@ -113,17 +113,17 @@ export class ChaosPolicy<T = never> extends PolicyBase<T> {
   }
 
   private injected(kind: InjectedEvent['kind'], delayMs?: number): void {
-    if (this.observed) this.emit({ type: 'injected', policy: this.name, kind, delayMs });
+    if (this.events.observed) this.events.emit({ type: 'injected', policy: this.name, kind, delayMs });
   }
 
   private observe<V>(p: Promise<V>, start: number, ctx: ExecutionContext): Promise<V> {
     return p.then(
       (value) => {
-        if (this.observed) this.outcome('success', start);
+        if (this.events.observed) this.outcome('success', start);
         return value;
       },
       (error: unknown) => {
-        if (this.observed) this.outcome(thrownOutcome(error, ctx), start, error);
+        if (this.events.observed) this.outcome(thrownOutcome(error, ctx), start, error);
         throw error;
       },
     );

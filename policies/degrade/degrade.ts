@@ -70,17 +70,17 @@ export class DegradePolicy<T> extends PolicyBase<T> {
     try {
       if (action === undefined) {
         answer = await runNext(op, ctx, next);
-        if (this.observed) this.outcome('success', now);
+        if (this.events.observed) this.outcome('success', now);
         return answer;
       }
       const info: DegradeInfo = { action, signals };
-      if (this.observed) this.emit({ type: 'degraded', policy: this.name, action, signals });
+      if (this.events.observed) this.events.emit({ type: 'degraded', policy: this.name, action, signals });
       answer = await this.to(info, ctx);
     } catch (error) {
-      if (this.observed) this.outcome(thrownOutcome(error, ctx), now, error);
+      if (this.events.observed) this.outcome(thrownOutcome(error, ctx), now, error);
       throw error;
     }
-    if (this.observed) this.outcome('fallback', now);
+    if (this.events.observed) this.outcome('fallback', now);
     return answer;
   }
 

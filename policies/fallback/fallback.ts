@@ -47,7 +47,7 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
     if (this.handleResult !== undefined) return this.run(op, ctx, next);
     // No result to judge: pass the inner promise through with handlers attached
     // (no async frame); with nobody listening, only a rejection handler.
-    const observed = this.observed;
+    const observed = this.events.observed;
     // Read whether or not anyone listens: a subscriber may join before a failure is answered.
     const start = (this.clock ?? ctx.clock).now();
     let inner: Promise<R>;
@@ -59,7 +59,7 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
     const onFailure = (error: unknown) => this.failed(error, ctx, start);
     if (!observed) return inner.then(undefined, onFailure);
     return inner.then((value) => {
-      if (this.observed) this.report(ctx, 'success', start);
+      if (this.events.observed) this.report(ctx, 'success', start);
       return value;
     }, onFailure);
   }
@@ -70,7 +70,7 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
     try {
       const value = await runNext(op, ctx, next);
       if (this.handleResult === undefined || !judge(this.handleResult, value)) {
-        if (this.observed) this.report(ctx, 'success', start);
+        if (this.events.observed) this.report(ctx, 'success', start);
         return value;
       }
       failure = value;
@@ -84,7 +84,7 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
   private failed(error: unknown, ctx: ExecutionContext, start: number): Promise<T> {
     // The caller's own cancellation is never answered; a deadline that passed is (the handlers see an aborted signal).
     if (cancelledByCaller(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
-      if (this.observed) this.report(ctx, thrownOutcome(error, ctx), start, error);
+      if (this.events.observed) this.report(ctx, thrownOutcome(error, ctx), start, error);
       return Promise.reject(error);
     }
     return this.answer(error, true, ctx, start);
@@ -98,8 +98,8 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
       if (cancelledByCaller(ctx)) break;
       try {
         const answer = await this.handlers[i]!(failure, ctx);
-        if (this.observed) {
-          this.emit({ type: 'fallback', policy: this.name, handler: i, error: failure });
+        if (this.events.observed) {
+          this.events.emit({ type: 'fallback', policy: this.name, handler: i, error: failure });
           this.report(ctx, 'fallback', start, failure);
         }
         return answer;
@@ -107,8 +107,8 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
         handlerErrors.push(handlerError);
       }
     }
-    if (this.observed) {
-      this.emit({ type: 'fallbackFailed', policy: this.name, error: failure, handlerErrors });
+    if (this.events.observed) {
+      this.events.emit({ type: 'fallbackFailed', policy: this.name, error: failure, handlerErrors });
       // What the caller gets is the original failure: it counts as that (a result judged a failure stays one).
       this.report(ctx, thrown ? thrownOutcome(failure, ctx) : 'failure', start, failure);
     }

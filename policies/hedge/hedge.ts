@@ -75,11 +75,11 @@ export class HedgePolicy extends PolicyBase {
   }
 
   private hedged(attempt: number, delayMs: number): void {
-    if (this.observed) this.emit({ type: 'hedged', policy: this.name, attempt, delayMs });
+    if (this.events.observed) this.events.emit({ type: 'hedged', policy: this.name, attempt, delayMs });
   }
 
   private won(attempt: number): void {
-    if (this.observed) this.emit({ type: 'won', policy: this.name, attempt });
+    if (this.events.observed) this.events.emit({ type: 'won', policy: this.name, attempt });
   }
 
   /**
@@ -87,7 +87,7 @@ export class HedgePolicy extends PolicyBase {
    * thrown (`thrown`) or a result `handleResult` judged a failure, under `scope`.
    */
   private settled(start: number, won: boolean, thrown: boolean, outcome: unknown, scope: Scope | undefined): void {
-    if (!this.observed) return;
+    if (!this.events.observed) return;
     // Not won and not thrown: a result `handleResult` judged a failure.
     const result = won ? 'success' : thrown ? thrownOutcome(outcome, scope) : 'failure';
     this.outcome(result, start, thrown ? outcome : undefined);

@@ -46,7 +46,7 @@ export class IdempotentPolicy extends PolicyBase {
     runFlight: (f, next) => this.runFlight(f, next),
     forget: (f) => this.forget(f),
     settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
-    listening: () => this.observed,
+    listening: () => this.events.observed,
   };
 
   constructor(options: IdempotentOptions = {}) {
@@ -85,8 +85,8 @@ export class IdempotentPolicy extends PolicyBase {
     if (flight === undefined || this.clock.now() >= flight.leaseEndsAt) {
       flight = new Flight<R>(this.owner, key, op, c, next);
       this.flights.set(key, flight as Flight<unknown>);
-    } else if (this.observed) {
-      this.emit({ type: 'joined', policy: this.name, key, callers: flight.callers + 1 });
+    } else if (this.events.observed) {
+      this.events.emit({ type: 'joined', policy: this.name, key, callers: flight.callers + 1 });
     }
     return flight.join(c, start);
   }
@@ -104,13 +104,13 @@ export class IdempotentPolicy extends PolicyBase {
         return runNext(f.op, f.ctx, next);
       }
       if (claim.state === 'success') {
-        if (this.observed) this.emit({ type: 'served', policy: this.name, key: f.key });
+        if (this.events.observed) this.events.emit({ type: 'served', policy: this.name, key: f.key });
         return this.codec.decode(claim.value) as R;
       }
       if (claim.state === 'notStorable') throw new IdempotencyResultNotStorableError(this.name, f.key);
       if (claim.state === 'claimed') {
-        if (this.observed) {
-          this.emit({ type: claim.takeover ? 'takeover' : 'claimed', policy: this.name, key: f.key, token: claim.token });
+        if (this.events.observed) {
+          this.events.emit({ type: claim.takeover ? 'takeover' : 'claimed', policy: this.name, key: f.key, token: claim.token });
         }
         return this.runClaimed(f, next, claim.token);
       }
@@ -171,7 +171,7 @@ export class IdempotentPolicy extends PolicyBase {
     try {
       text = encodeChecked(this.codec, value, f.key);
     } catch (error) {
-      if (this.observed) this.emit({ type: 'notStorable', policy: this.name, key: f.key, error });
+      if (this.events.observed) this.events.emit({ type: 'notStorable', policy: this.name, key: f.key, error });
       await this.storeCall('complete', () => this.store.completeNotStorable(f.key, token, this.o.ttlMs)).catch(noop);
       return value;
     }
@@ -202,7 +202,7 @@ export class IdempotentPolicy extends PolicyBase {
    * result `handleResult` refuses is still a success: it is only not stored).
    */
   private settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
-    if (this.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
+    if (this.events.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
 

@@ -104,8 +104,8 @@ export class LoadShedder extends PolicyBase {
       if (this.avgFlying > max && this.flying > max) {
         this.lastDrop = now;
         const error = new OverloadedError(this.name);
-        if (this.observed) {
-          this.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max });
+        if (this.events.observed) {
+          this.events.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max });
           // Shed at admission: no time passed.
           this.outcome(thrownOutcome(error, undefined), now, error, now);
         }
@@ -122,12 +122,12 @@ export class LoadShedder extends PolicyBase {
     try {
       const value = await runNext(op, ctx, next);
       permit.success();
-      if (this.observed) this.outcome('success', start);
+      if (this.events.observed) this.outcome('success', start);
       return value;
     } catch (error) {
       if (cancelledByCaller(ctx)) permit.release();
       else permit.failure();
-      if (this.observed) this.outcome(thrownOutcome(error, ctx), start, error);
+      if (this.events.observed) this.outcome(thrownOutcome(error, ctx), start, error);
       throw error;
     }
   }

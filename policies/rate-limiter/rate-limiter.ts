@@ -26,7 +26,7 @@ import { TokenBucket } from './token-bucket.js';
  * await limiter.execute(() => callPartnerApi());
  * ```
  */
-export class RateLimiterPolicy extends PolicyBase {
+export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
   /** The algorithm holding the limit. */
   readonly algorithm: RateAlgorithm;
 
@@ -34,8 +34,7 @@ export class RateLimiterPolicy extends PolicyBase {
     const o = parseOptions(RateLimiterOptionsSchema, options, 'rateLimiter');
     super(o.name, o.clock ?? systemClock);
     this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
-    const host: LimiterHost = { localFallback: (active, error) => this.localFallback(active, error) };
-    this.algorithm.attach?.(host);
+    this.algorithm.attach?.(this);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -56,20 +55,20 @@ export class RateLimiterPolicy extends PolicyBase {
     return waited.then(
       (n) => (n === 0 ? this.run(op, c, next, start) : this.refuse(n, start)),
       (error: unknown) => {
-        if (this.observed) this.outcome(thrownOutcome(error, c), start, error);
+        if (this.events.observed) this.outcome(thrownOutcome(error, c), start, error);
         throw error;
       },
     );
   }
 
-  /** The algorithm started or stopped limiting locally. */
-  private localFallback(active: boolean, error?: unknown): void {
-    if (this.observed) this.emit({ type: 'localFallback', policy: this.name, active, error });
+  /** @internal @hidden the algorithm started or stopped limiting locally (a `LimiterHost`: algorithms get the policy itself). */
+  localFallback(active: boolean, error?: unknown): void {
+    if (this.events.observed) this.events.emit({ type: 'localFallback', policy: this.name, active, error });
   }
 
   private run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
     const p = runNext(op, c, next);
-    if (!this.observed) return p;
+    if (!this.events.observed) return p;
     return p.then(
       (value) => {
         this.outcome('success', start);
@@ -84,8 +83,8 @@ export class RateLimiterPolicy extends PolicyBase {
 
   private refuse(retryAfterMs: number, start: number): Promise<never> {
     const error = new RateLimitedError(this.name, retryAfterMs);
-    if (this.observed) {
-      this.emit({ type: 'rejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
+    if (this.events.observed) {
+      this.events.emit({ type: 'rejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
       this.outcome(thrownOutcome(error, undefined), start, error);
     }
     return Promise.reject(error);

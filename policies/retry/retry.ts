@@ -80,7 +80,7 @@ export class RetryPolicy extends PolicyBase {
     if (this.budget !== undefined || this.handleResult !== undefined) return this.run(op, c, next, NOT_TRIED, 0);
     // No budget and no result to judge: the first attempt's promise passes through with
     // handlers attached (no async frame); the retry loop starts only once it has failed.
-    const observed = this.observed;
+    const observed = this.events.observed;
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
     let first: Promise<R>;
@@ -92,7 +92,7 @@ export class RetryPolicy extends PolicyBase {
     const onFailure = (error: unknown) => this.run(op, c, next, error, start);
     if (!observed) return first.then(undefined, onFailure);
     return first.then((value) => {
-      if (this.observed) this.succeeded(1, start);
+      if (this.events.observed) this.succeeded(1, start);
       return value;
     }, onFailure);
   }
@@ -128,7 +128,7 @@ export class RetryPolicy extends PolicyBase {
         this.budget.onAttempt(now - attemptStart, now);
       }
       if (verdict === 0) {
-        if (this.observed) this.succeeded(attempt, start);
+        if (this.events.observed) this.succeeded(attempt, start);
         return value as R;
       }
       let reason: GiveUpEvent['reason'] | undefined;
@@ -158,32 +158,32 @@ export class RetryPolicy extends PolicyBase {
         }
       }
       if (reason !== undefined) {
-        if (this.observed) this.gaveUp(attempt, error, reason, start, thrown ? thrownOutcome(error, c) : 'failure');
+        if (this.events.observed) this.gaveUp(attempt, error, reason, start, thrown ? thrownOutcome(error, c) : 'failure');
         // A result judged a failure is still the caller's answer once retrying ends.
         if (!thrown) return value as R;
         throw error;
       }
       // Emit before sleeping, so a listener can advance a test clock.
-      if (this.observed) this.emit({ type: 'retry', policy: this.name, attempt: attempt + 1, delayMs: delay, error });
+      if (this.events.observed) this.events.emit({ type: 'retry', policy: this.name, attempt: attempt + 1, delayMs: delay, error });
       previousDelay = delay;
       try {
         if (delay > 0) await sleep(this.clock, delay, c.scope);
         else if (c.scope?.aborted) throw c.scope.reason;
       } catch (abortReason) {
         // Cancelled between attempts: the caller gets the abort's reason, and so does the outcome.
-        if (this.observed) this.gaveUp(attempt, abortReason, 'cancelled', start, thrownOutcome(abortReason, c));
+        if (this.events.observed) this.gaveUp(attempt, abortReason, 'cancelled', start, thrownOutcome(abortReason, c));
         throw abortReason;
       }
     }
   }
 
   private succeeded(attempts: number, start: number): void {
-    this.emit({ type: 'success', policy: this.name, attempts });
+    this.events.emit({ type: 'success', policy: this.name, attempts });
     this.outcome('success', start);
   }
 
   private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number, result: OutcomeResult): void {
-    this.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
+    this.events.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
     this.outcome(result, start, error);
   }
 }

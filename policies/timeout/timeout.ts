@@ -114,9 +114,9 @@ export class TimeoutPolicy extends PolicyBase {
    * scope. The `timeout` event is for this timeout's own deadline (`own`), not an enclosing one it deferred to.
    */
   private report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): void {
-    if (!this.observed) return;
+    if (!this.events.observed) return;
     const now = this.clock.now();
-    if (thrown && own && call.expired) this.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
+    if (thrown && own && call.expired) this.events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
     this.outcome(settledOutcome(thrown, error, call), start, error, now);
   }
 }

@@ -24,14 +24,14 @@ class Counting extends PolicyBase {
     if (refused !== undefined) return refused;
     const start = this.clock.now();
     return runNext(op, ctx, next).then((value) => {
-      if (this.observed) this.outcome(this.result, start);
+      if (this.events.observed) this.outcome(this.result, start);
       return value;
     });
   }
 
   /** Test access to the protected members. */
   get listening(): boolean {
-    return this.observed;
+    return this.events.observed;
   }
 }
 
