@@ -72,21 +72,27 @@ export type PolicyEvent = PolicyEventTypes[keyof PolicyEventTypes];
 /**
  * A policy's event source: a private `Subject`, exposed as `events$`. Check
  * {@link EventSource.observed} before building an event, so an unobserved
- * policy builds no event object.
+ * policy builds no event object. The subject is made on the first read of
+ * `events$`, so a source nobody ever subscribes to is one small object.
  */
 export class EventSource<E extends PolicyEvent = PolicyEvent> {
-  private readonly subject = new Subject<E>();
+  private subject: Subject<E> | undefined = undefined;
+  private observable: Observable<E> | undefined = undefined;
+
   /** All events, hot. */
-  readonly events$: Observable<E> = this.subject.asObservable();
+  get events$(): Observable<E> {
+    return (this.observable ??= (this.subject = new Subject<E>()).asObservable());
+  }
 
   /** True while someone is subscribed. */
   get observed(): boolean {
-    return this.subject.observed;
+    const subject = this.subject;
+    return subject !== undefined && subject.observed;
   }
 
   /** Emits `event` to subscribers (rxjs reports a throwing subscriber asynchronously; the call goes on). */
   emit(event: E): void {
-    this.subject.next(event);
+    this.subject?.next(event);
   }
 }
 

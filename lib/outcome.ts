@@ -114,3 +114,24 @@ function abortOf(at: ExecutionContext | Scope | undefined): number {
   if (scope === undefined || !scope.aborted) return NOT_ABORTED;
   return scope.byCaller ? BY_CALLER : BY_DEADLINE;
 }
+
+/**
+ * What a settled call counts as, the one decision every policy reports
+ * through: a call that threw (`thrown`) is classified by
+ * {@link thrownOutcome} under `at`, a call that returned `value` by
+ * {@link valueOutcome} with the policy's `handleResult` (none: `'success'`).
+ *
+ * @example
+ * ```ts
+ * const result = settledOutcome(thrown, thrown ? error : value, ctx, handleResult);
+ * ```
+ */
+export function settledOutcome(
+  thrown: boolean,
+  valueOrError: unknown,
+  at: ExecutionContext | Scope | undefined,
+  handleResult?: (result: unknown) => boolean,
+): OutcomeResult {
+  if (thrown) return thrownOutcome(valueOrError, at);
+  return handleResult === undefined ? 'success' : valueOutcome(valueOrError, handleResult);
+}

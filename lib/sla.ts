@@ -153,17 +153,56 @@ export const DYNAMIC_THRESHOLD_WEIGHTS: DynamicThresholdWeights = Object.freeze(
  * 0.5, so with the default weights and no load, an error rate `e` trips only
  * when `e > 0.5e + 0.2(1 − p)`, that is when `e > 0.4(1 − p)`: with healthy
  * probes (p = 1) any error rate above 0 trips once `minRequests` is met.
+ * A negative `rps` counts as no load.
  *
  * @example
  * ```ts
  * dynamicThreshold({ rps: 500, baseRps: 1_000, errorRate: 0.2, probeSuccessRate: 1 }); // 0.15 + 0.1 + 0 = 0.25
  * ```
  */
-export function dynamicThreshold(signals: DynamicThresholdSignals, weights: DynamicThresholdWeights = DYNAMIC_THRESHOLD_WEIGHTS): number {
-  const { rps, baseRps, errorRate, probeSuccessRate } = signals;
-  if (!(baseRps > 0)) throw new RangeError(`baseRps must be > 0, got ${baseRps}`);
+export function dynamicThreshold(signals: DynamicThresholdSignals, weights?: DynamicThresholdWeights): number;
+/**
+ * The same threshold with positional signals and the `circuitBreaker`
+ * option's weight keys (`errorRate` for `error`); `baseRps` is not checked.
+ *
+ * @deprecated Use `dynamicThreshold({ rps, baseRps, errorRate, probeSuccessRate }, { rps, error, probe })`.
+ * @example
+ * ```ts
+ * dynamicThreshold({ rps: 0.3, errorRate: 0.5, probe: 0.2 }, 500, 1_000, 0.2, 1); // 0.25
+ * ```
+ */
+export function dynamicThreshold(weights: CircuitBreakerThresholdWeights, rps: number, baseRps: number, errorRate: number, probeSuccessRate: number): number;
+export function dynamicThreshold(
+  first: DynamicThresholdSignals | CircuitBreakerThresholdWeights,
+  second?: DynamicThresholdWeights | number,
+  baseRps?: number,
+  errorRate?: number,
+  probeSuccessRate?: number,
+): number {
+  if (typeof second === 'number') {
+    const w = first as CircuitBreakerThresholdWeights;
+    return weighted(w.rps, w.errorRate, w.probe, second, baseRps!, errorRate!, probeSuccessRate!);
+  }
+  const signals = first as DynamicThresholdSignals;
+  const w = second ?? DYNAMIC_THRESHOLD_WEIGHTS;
+  if (!(signals.baseRps > 0)) throw new RangeError(`baseRps must be > 0, got ${signals.baseRps}`);
+  return weighted(w.rps, w.error, w.probe, signals.rps, signals.baseRps, signals.errorRate, signals.probeSuccessRate);
+}
+
+/** Weights of {@link dynamicThreshold}'s positional form, keyed as `circuitBreaker`'s `weights` option. */
+export interface CircuitBreakerThresholdWeights {
+  /** Weight of the load, `min(1, rps / baseRps)`. */
+  readonly rps: number;
+  /** Weight of the error rate. */
+  readonly errorRate: number;
+  /** Weight of the probes' distrust, `1 − probeSuccessRate`. */
+  readonly probe: number;
+}
+
+/** The formula itself, written once: both forms of {@link dynamicThreshold} and the breaker compute it here. */
+function weighted(wRps: number, wError: number, wProbe: number, rps: number, baseRps: number, errorRate: number, probeSuccessRate: number): number {
   const load = Math.min(1, Math.max(0, rps) / baseRps);
-  return weights.rps * load + weights.error * errorRate + weights.probe * (1 - probeSuccessRate);
+  return wRps * load + wError * errorRate + wProbe * (1 - probeSuccessRate);
 }
 
 /** Thresholds of the degradation decision tree ({@link degradeDecision}). */

@@ -1,4 +1,5 @@
 import { isRateLimitedError, isShedRejection } from '../../lib/errors.js';
+import { isThenable } from '../../lib/thenable.js';
 
 /**
  * One admitted call's ticket: settle it exactly once with the call's outcome.
@@ -50,10 +51,7 @@ export interface AsyncPermitSource {
   allow(): Permit | PromiseLike<Permit>;
 }
 
-/** True for a thenable. */
-export function isThenable<T>(value: unknown): value is PromiseLike<T> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<T>).then === 'function';
-}
+export { isThenable };
 
 /**
  * True for an object with an `allow()` method.

@@ -308,7 +308,7 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     const sinceLastPass = now - this.lastPass;
     // go-zero: `lastPass > 0 && timex.Since(lastPass) > forcePassDuration` (NaN before any pass).
     if (sinceLastPass > this.o.forcePassMs) {
-      if (this.observed) this.ev!.emit({ type: 'forcePass', policy: this.name, dropRatio, sinceLastPassMs: sinceLastPass });
+      if (this.events.observed) this.events.emit({ type: 'forcePass', policy: this.name, dropRatio, sinceLastPassMs: sinceLastPass });
     } else if (this.random() < dropRatio) {
       this.shed(new BrokenCircuitError(this.name), dropRatio);
     }

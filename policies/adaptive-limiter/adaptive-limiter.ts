@@ -1,13 +1,13 @@
-import type { Observable } from 'rxjs';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { Context, executeWith, hardAborted, runNext } from '../../lib/context.js';
+import { runNext } from '../../lib/context.js';
 import { ConcurrencyLimitedError } from '../../lib/errors.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { OutcomeResult } from '../../lib/events.js';
 import type { LimitChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { algorithmOf, type LimitAlgorithm, type WindowFigures } from './algorithms.js';
 import { ANSWERED, DROPPED, IGNORED, LimitedCall, LimiterPermit, type LimiterCore, type Measure } from './call.js';
 import { AdaptiveLimiterOptionsSchema, type AdaptiveLimiterOptions } from './options.js';
@@ -51,13 +51,9 @@ export interface AdaptiveLimiterStats {
  * await limiter.execute((ctx) => fetch(url, { signal: ctx.signal }));
  * ```
  */
-export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
-  readonly events$: Observable<PolicyEvent>;
+export class AdaptiveLimiterPolicy extends PolicyBase {
   /** The clock the windows run on. */
-  readonly clock: Clock;
-  private readonly events = new EventSource();
+  declare readonly clock: Clock;
   private readonly algorithm: LimitAlgorithm;
   private readonly sampler: Sampler;
   private readonly initialLimit: number;
@@ -70,11 +66,16 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
   private flying = 0;
   private slowStart = true;
   private lastRtt: number | undefined = undefined;
+  /** What the calls and permits need of this limiter; only they hold it. */
+  private readonly core: LimiterCore = {
+    settle: (start, inFlight, measure, error, result) => this.settle(start, inFlight, measure, error, result),
+    release: () => this.release(),
+    measureOf: (error, at) => this.measureOf(error, at),
+  };
 
   constructor(options: AdaptiveLimiterOptions = {}) {
     const o = parseOptions(AdaptiveLimiterOptionsSchema, options, 'adaptiveLimiter');
-    this.name = o.name;
-    this.clock = o.clock ?? systemClock;
+    super(o.name, o.clock ?? systemClock);
     this.algorithm = algorithmOf(o.algorithm);
     this.sampler = new Sampler(o.windowMs, o.maxWindowMs, o.minSamples, this.clock.now());
     this.initialLimit = o.initialLimit;
@@ -82,7 +83,6 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     this.maxLimit = o.maxLimit;
     this.isOverload = o.isOverload;
     this.estimate = this.admitted = o.initialLimit;
-    this.events$ = this.events.events$;
   }
 
   /** Calls admitted at once now. */
@@ -108,20 +108,17 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
   allow(): LimiterPermit {
     const start = this.clock.now();
     if (this.flying >= this.admitted) throw this.shed();
-    return new LimiterPermit(this, start, ++this.flying);
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
+    return new LimiterPermit(this.core, start, ++this.flying);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     // A call its caller (or an aggressive deadline) already gave up takes no slot and measures nothing.
-    if (hardAborted(ctx)) return Promise.reject(ctx instanceof Context && ctx.scope !== undefined ? ctx.scope.reason : ctx.signal.reason);
+    const refused = refuseAborted(ctx);
+    if (refused !== undefined) return refused;
     if (this.flying >= this.admitted) return Promise.reject(this.shed());
     // Read whether or not anyone listens: the start is the response time's too.
     const start = this.clock.now();
-    const call = new LimitedCall<R>(this, op, start, ++this.flying, ctx);
+    const call = new LimitedCall<R>(this.core, op, start, ++this.flying, ctx);
     let p: Promise<R>;
     try {
       p = runNext(call.op, ctx, next);
@@ -145,16 +142,16 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     }
   }
 
-  /** @internal @hidden */
-  measureOf(error: unknown, at: ExecutionContext | undefined): Measure {
+  /** What a thrown `error` measures: a drop (a timeout, an overload error) or nothing. */
+  private measureOf(error: unknown, at: ExecutionContext | undefined): Measure {
     const result = thrownOutcome(error, at);
     if (result === 'timeout') return DROPPED;
     if (result === 'failure' && this.isOverload !== undefined && judge(this.isOverload, error)) return DROPPED;
     return IGNORED;
   }
 
-  /** @internal @hidden */
-  settle(start: number, inFlight: number, measure: Measure, error: unknown, result: OutcomeResult): void {
+  /** Measures a call that started at `start` with `inFlight` calls in flight, and reports its outcome. */
+  private settle(start: number, inFlight: number, measure: Measure, error: unknown, result: OutcomeResult): void {
     const now = this.clock.now();
     const rtt = now - start;
     // An answer within the clock's resolution says nothing of queueing, and a zero baseline would make any later answer look infinitely slow (Netflix's minRttThreshold).
@@ -166,11 +163,11 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
         this.sampler.clear(now);
       }
     }
-    if (this.events.observed) this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: now - start, error });
+    if (this.events.observed) this.outcome(result, start, error, now);
   }
 
-  /** @internal @hidden */
-  release(): void {
+  /** A slot is free again. */
+  private release(): void {
     this.flying--;
   }
 
@@ -218,7 +215,7 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     if (this.events.observed) {
       this.events.emit({ type: 'concurrencyRejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
       // Shed at admission: no time passed.
-      this.events.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0, error });
+      this.outcome(thrownOutcome(error, undefined), 0, error, 0);
     }
     return error;
   }

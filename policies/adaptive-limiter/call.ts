@@ -1,5 +1,6 @@
 import { thrownOutcome } from '../../lib/outcome.js';
 import type { ExecutionContext, Operation } from '../../lib/policy.js';
+import { isThenable } from '../../lib/thenable.js';
 
 /** What a settled call says about the dependency's capacity. */
 export const ANSWERED = 0;
@@ -48,7 +49,7 @@ export class LimitedCall<R> {
       this.done();
       throw error;
     }
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function') || typeof (value as PromiseLike<R>).then !== 'function') {
+    if (!isThenable<R>(value)) {
       this.done();
       return value;
     }

@@ -1,9 +1,9 @@
 import type { Observable } from 'rxjs';
+import { PolicyBase } from '../../lib/base.js';
 import type { Clock } from '../../lib/clock.js';
-import { executeWith } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { PolicyEvent } from '../../lib/events.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import type { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
 import type { CircuitBreakerPolicy } from '../circuit-breaker/circuit-breaker.js';
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
@@ -25,35 +25,26 @@ export type KeyOf = (ctx: ExecutionContext) => string;
  * await perHost.execute(call, { meta: { host: 'users.internal' } });
  * ```
  */
-export class KeyedBreakerPolicy<B extends AnyBreaker = AnyBreaker> implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class KeyedBreakerPolicy<B extends AnyBreaker = AnyBreaker> extends PolicyBase {
+  /** The registry's clock. */
+  declare readonly clock: Clock;
 
   constructor(
     private readonly keyOf: KeyOf,
     /** The breakers, one per key. */
     readonly registry: BreakerRegistry<B>,
   ) {
-    this.name = registry.name;
-  }
-
-  /** The registry's clock. */
-  get clock(): Clock {
-    return this.registry.clock;
+    super(registry.name, registry.clock);
   }
 
   /** Events of every key's breaker. */
-  get events$(): Observable<PolicyEvent> {
+  override get events$(): Observable<PolicyEvent> {
     return this.registry.events$;
   }
 
   /** The breaker of `key` (made if there is none). */
   get(key: string): B {
     return this.registry.get(key);
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.registry.clock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { BreakerPolicy } from '../breaker/breaker.js';
+import { shareEventSource } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
@@ -39,13 +39,13 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   readonly idleMs: number;
   /** The clock of idle tracking. */
   readonly clock: Clock;
-  private readonly map = new Map<string, B>();
+  private readonly map = new Map<string, Entry<B>>();
   private readonly events = new EventSource();
   private readonly adaptive: ReturnType<typeof parseAdaptive> | undefined;
   private readonly sre: ReturnType<typeof parseSre> | undefined;
   private readonly machine: ReturnType<typeof parseMachine> | undefined;
-  private oldest: BreakerPolicy | undefined = undefined;
-  private newest: BreakerPolicy | undefined = undefined;
+  private oldest: Entry<B> | undefined = undefined;
+  private newest: Entry<B> | undefined = undefined;
 
   constructor(options: BreakerRegistryOptions = {}) {
     // zod's object accepts a Map or a Date as an empty options object
@@ -77,36 +77,36 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   /** The breaker for `key`, made if there is none; marks it used and drops breakers idle for longer than `idleMs`. */
   get(key: string): B {
     const now = this.clock.now();
-    let b = this.map.get(key);
-    if (b === undefined) {
-      b = this.make(key);
-      this.map.set(key, b);
-      this.link(b);
-    } else if (b !== this.newest) {
-      this.unlink(b);
-      this.link(b);
+    let e = this.map.get(key);
+    if (e === undefined) {
+      e = new Entry(key, this.make(key));
+      this.map.set(key, e);
+      this.link(e);
+    } else if (e !== this.newest) {
+      this.unlink(e);
+      this.link(e);
     }
-    b.lastUsedAt = now;
+    e.lastUsedAt = now;
     this.evict(now);
-    return b;
+    return e.breaker;
   }
 
   /** The breaker for `key` if there is one, without making or touching it. */
   peek(key: string): B | undefined {
-    return this.map.get(key);
+    return this.map.get(key)?.breaker;
   }
 
   /** Drops the breaker for `key`; true if there was one. */
   delete(key: string): boolean {
-    const b = this.map.get(key);
-    if (b === undefined) return false;
-    this.unlink(b);
+    const e = this.map.get(key);
+    if (e === undefined) return false;
+    this.unlink(e);
     return this.map.delete(key);
   }
 
   /** The keys held, least recently used first. */
   *keys(): IterableIterator<string> {
-    for (let b = this.oldest; b !== undefined; b = b.newer) yield b.key!;
+    for (let e = this.oldest; e !== undefined; e = e.newer) yield e.key;
   }
 
   /** Drops every breaker idle for longer than `idleMs` now (but those idle eviction keeps); returns how many. */
@@ -121,40 +121,51 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
     const b = (
       this.adaptive !== undefined ? new AdaptiveBreakerPolicy(this.adaptive, name) : this.sre !== undefined ? new SreBreakerPolicy(this.sre, name) : new CircuitBreakerPolicy(this.machine!, name)
     ) as B;
-    b.key = key;
-    b.ev = this.events;
+    shareEventSource(b, this.events);
     return b;
   }
 
   private evict(now: number): void {
-    let b = this.oldest;
-    while (b !== undefined && now - b.lastUsedAt > this.idleMs) {
-      this.unlink(b);
-      if ((b as AnyBreaker).evictable(now)) this.map.delete(b.key!);
+    let e = this.oldest;
+    while (e !== undefined && now - e.lastUsedAt > this.idleMs) {
+      this.unlink(e);
+      if ((e.breaker as AnyBreaker).evictable(now)) this.map.delete(e.key);
       else {
         // Kept: it goes to the newest end as if used now, so it is looked at again only after another idleMs.
-        b.lastUsedAt = now;
-        this.link(b);
+        e.lastUsedAt = now;
+        this.link(e);
       }
-      b = this.oldest;
+      e = this.oldest;
     }
   }
 
-  private link(b: BreakerPolicy): void {
-    b.older = this.newest;
-    b.newer = undefined;
-    if (this.newest !== undefined) this.newest.newer = b;
-    else this.oldest = b;
-    this.newest = b;
+  private link(e: Entry<B>): void {
+    e.older = this.newest;
+    e.newer = undefined;
+    if (this.newest !== undefined) this.newest.newer = e;
+    else this.oldest = e;
+    this.newest = e;
   }
 
-  private unlink(b: BreakerPolicy): void {
-    if (b.older !== undefined) b.older.newer = b.newer;
-    else this.oldest = b.newer;
-    if (b.newer !== undefined) b.newer.older = b.older;
-    else this.newest = b.older;
-    b.older = b.newer = undefined;
+  private unlink(e: Entry<B>): void {
+    if (e.older !== undefined) e.older.newer = e.newer;
+    else this.oldest = e.newer;
+    if (e.newer !== undefined) e.newer.older = e.older;
+    else this.newest = e.older;
+    e.older = e.newer = undefined;
   }
+}
+
+/** A registry's record of one key: its breaker, when it was last used, and its links in the least-recently-used list. */
+class Entry<B> {
+  lastUsedAt = 0;
+  older: Entry<B> | undefined = undefined;
+  newer: Entry<B> | undefined = undefined;
+
+  constructor(
+    readonly key: string,
+    readonly breaker: B,
+  ) {}
 }
 
 function parseAdaptive(input: unknown) {

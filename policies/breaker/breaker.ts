@@ -1,15 +1,16 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { z } from 'zod';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import type { Clock } from '../../lib/clock.js';
-import { Context, EMPTY_META, executeWith, runNext } from '../../lib/context.js';
-import { ConfigError, isShedRejection, isTimeoutError, type BrokenCircuitError } from '../../lib/errors.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import { cancelledByCaller, Context, hardAborted, runNext } from '../../lib/context.js';
+import { ConfigError, isShedRejection, type BrokenCircuitError } from '../../lib/errors.js';
+import type { OutcomeResult, PolicyEvent } from '../../lib/events.js';
 import type { BreakerState, StateChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement } from '../../lib/permit.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 
 export { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement };
 
@@ -36,29 +37,24 @@ interface Judged {
  * }
  * ```
  */
-export abstract class BreakerPolicy<S extends BreakerState = BreakerState> implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  /** @internal */ ev: EventSource | undefined = undefined;
+export abstract class BreakerPolicy<S extends BreakerState = BreakerState> extends PolicyBase<never, PolicyEvent> {
+  /** The clock the breaker runs on. */
+  declare readonly clock: Clock;
   private subject: BehaviorSubject<BreakerState> | undefined = undefined;
   /** Live isolation handles. */
   protected isolations = 0;
   private isolationEpoch = 0;
-  /** @internal registry bookkeeping: clock time of the last call and LRU links. */
-  lastUsedAt = 0;
-  /** @internal */ key: string | undefined = undefined;
-  /** @internal */ older: BreakerPolicy | undefined = undefined;
-  /** @internal */ newer: BreakerPolicy | undefined = undefined;
   /** True when the breaker judges calls by their duration (`slowCallRatio`). */
   protected timed = false;
 
   constructor(
-    /** Names the breaker in events, errors and metrics. */
-    readonly name: string,
-    /** The clock the breaker runs on. */
-    readonly clock: Clock,
+    name: string,
+    clock: Clock,
     private handle: ((error: unknown) => boolean) | undefined,
     private handleResult: ((result: unknown) => boolean) | undefined,
-  ) {}
+  ) {
+    super(name, clock);
+  }
 
   /**
    * Hot reload: parses `options` with `schema` under this breaker's name,
@@ -79,19 +75,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   abstract get state(): S;
 
   /** Every event of this breaker: `outcome`, `stateChange`, `rejected` (and `forcePass` for the SRE and the default breaker). */
-  get events$(): Observable<PolicyEvent> {
-    return (this.ev ??= new EventSource()).events$;
+  override get events$(): Observable<PolicyEvent> {
+    return super.events$;
   }
 
   /** The current state, replayed to each new subscriber, then every transition. */
   get state$(): Observable<S> {
     return (this.subject ??= new BehaviorSubject<BreakerState>(this.state)).asObservable() as Observable<S>;
-  }
-
-  /** True while someone listens to `events$`. */
-  protected get observed(): boolean {
-    const ev = this.ev;
-    return ev !== undefined && ev.observed;
   }
 
   /**
@@ -104,17 +94,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     return new BreakerPermit(this, this.admit(start), start);
   }
 
-  /** Runs `op` through the breaker. */
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    // Without options, straight in: executeWith's call into [RUN] is shared by every kind of policy.
-    if (options === undefined) return this[RUN](op, new Context(this.clock, undefined, undefined, 1, undefined, EMPTY_META), undefined);
-    return executeWith(this, op, options, this.clock);
-  }
-
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     // No scope: nothing can cancel the call, so there is no abort to check (and, innermost, no check before the operation).
     const bare = ctx instanceof Context && ctx.scope === undefined;
-    if (!bare && abortedHard(ctx)) return Promise.reject(ctx instanceof Context ? ctx.scope!.reason : ctx.signal.reason);
+    if (!bare) {
+      const refused = refuseAborted(ctx);
+      if (refused !== undefined) return refused;
+    }
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
     let token: number;
@@ -142,7 +128,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   }
 
   private failed(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
-    this.finish(token, start, this.settlementOf(error, ctx), this.observed ? thrownOutcome(error, ctx) : 'failure', error);
+    this.finish(token, start, this.settlementOf(error, ctx), this.events.observed ? thrownOutcome(error, ctx) : 'failure', error);
     throw error;
   }
 
@@ -175,7 +161,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
    */
   complete(token: number, start: number, settlement: Settlement, error: unknown): void {
     let result: OutcomeResult = 'success';
-    if (this.observed) {
+    if (this.events.observed) {
       if (settlement === RELEASE) result = error === undefined ? 'cancelled' : thrownOutcome(error, undefined);
       else if (settlement === TIMEOUT) result = 'timeout';
       else if (settlement === FAILURE) result = thrownOutcome(error, undefined);
@@ -188,10 +174,9 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     let now = NaN;
     if (settlement === RELEASE) this.release(token, start);
     else now = this.record(token, start, settlement);
-    if (this.observed) {
+    if (this.events.observed) {
       // One clock read serves the window and the event, when the breaker read one.
-      const durationMs = (now === now ? now : this.clock.now()) - start;
-      this.ev!.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
+      this.outcome(result, start, error, now === now ? now : undefined);
     }
   }
 
@@ -214,18 +199,17 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   protected transition(from: S, to: S, reason: StateChangeReason, figure: number | undefined): void {
     if (from === to) return;
     this.subject?.next(to);
-    if (this.observed) this.ev!.emit({ type: 'stateChange', policy: this.name, from, to, reason, figure });
+    if (this.events.observed) this.events.emit({ type: 'stateChange', policy: this.name, from, to, reason, figure });
   }
 
   /** Reports and throws a shed call. */
   protected shed(error: BrokenCircuitError, dropRatio: number | undefined): never {
-    if (this.observed) {
-      const ev = this.ev!;
+    if (this.events.observed) {
       const state = this.state;
-      if (dropRatio !== undefined) ev.emit({ type: 'rejected', policy: this.name, state, dropRatio });
-      else ev.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
+      if (dropRatio !== undefined) this.events.emit({ type: 'rejected', policy: this.name, state, dropRatio });
+      else this.events.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs });
       // Shed at admission: no time passed.
-      ev.emit({ type: 'outcome', policy: this.name, result: thrownOutcome(error, undefined), durationMs: 0, error });
+      this.outcome(thrownOutcome(error, undefined), 0, error, 0);
     }
     throw error;
   }
@@ -233,26 +217,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   /** What a thrown value means for the breaker: the caller's abort and a shed rejection record nothing, a passed deadline is a timeout, else `handle` decides. */
   private settlementOf(error: unknown, ctx: ExecutionContext): Settlement {
     // The caller's own abort records nothing; an enclosing deadline is a failure now.
-    if (abortedHard(ctx)) return abortedByCaller(ctx) ? RELEASE : TIMEOUT;
+    if (hardAborted(ctx)) return cancelledByCaller(ctx) ? RELEASE : TIMEOUT;
     if (isShedRejection(error)) return RELEASE;
     return this.handle === undefined || judge(this.handle, error) ? FAILURE : SUCCESS;
   }
-}
-
-// context.ts's hardAborted/cancelledByCaller read `ctx.signal` when a Context
-// has no scope, which makes an AbortController per call (~µs); these do not.
-
-/** True when the call's scope has aborted in a way callers stop waiting for (caller, or an aggressive deadline). */
-function abortedHard(ctx: ExecutionContext): boolean {
-  if (ctx instanceof Context) {
-    const scope = ctx.scope;
-    return scope !== undefined && scope.aborted && !scope.cooperative;
-  }
-  return ctx.signal.aborted;
-}
-
-/** True when the abort came from the caller's own signal, not a deadline. */
-function abortedByCaller(ctx: ExecutionContext): boolean {
-  if (ctx instanceof Context) return ctx.scope !== undefined && ctx.scope.byCaller;
-  return !isTimeoutError(ctx.signal.reason);
 }

@@ -1,11 +1,10 @@
-import type { Observable } from 'rxjs';
-import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, runNext, toContext, type Context, type Scope } from '../../lib/context.js';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
+import { systemClock } from '../../lib/clock.js';
+import { runNext, toContext, type Context, type Scope } from '../../lib/context.js';
 import { BulkheadRejectedError } from '../../lib/errors.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
-import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { settledOutcome, thrownOutcome } from '../../lib/outcome.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { BulkheadOptionsSchema, type BulkheadOptions } from './options.js';
 import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
 import { Slot, Waiter, type SlotOwner } from './queue.js';
@@ -25,28 +24,26 @@ import { Slot, Waiter, type SlotOwner } from './queue.js';
  * await b.execute((ctx) => db.query(sql, { signal: ctx.signal }));
  * ```
  */
-export class BulkheadPolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class BulkheadPolicy extends PolicyBase {
   /** Most calls running at once. */
   readonly limit: number;
   /** Most calls waiting. */
   readonly queueLimit: number;
-  readonly events$: Observable<PolicyEvent>;
-  /** @internal @hidden */
-  readonly events = new EventSource();
-  /** @internal @hidden */
-  readonly clock: Clock;
   private running = 0;
   private readonly waiting = new WaitQueue();
+  /** What the queue's waiters and slots may do to this bulkhead; only they hold it. */
+  private readonly slots: SlotOwner = {
+    run: (op, c, next, start) => this.run(op, c, next, start),
+    dequeue: (waiter, scope, start) => this.dequeue(waiter, scope, start),
+    settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
+    release: () => this.release(),
+  };
 
   constructor(options: BulkheadOptions) {
     const o = parseOptions(BulkheadOptionsSchema, options, 'bulkhead');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this.limit = o.limit;
     this.queueLimit = o.queue;
-    this.clock = o.clock ?? systemClock;
-    this.events$ = this.events.events$;
   }
 
   /** Calls running now (their operations not yet settled). */
@@ -59,10 +56,6 @@ export class BulkheadPolicy implements Policy<never> {
     return this.waiting.size;
   }
 
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
-  }
-
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     // Read whether or not anyone listens: a subscriber may join before the call settles.
@@ -71,25 +64,25 @@ export class BulkheadPolicy implements Policy<never> {
       this.running++;
       return this.run(op, c, next, start);
     }
-    const scope = c.scope;
-    if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
+    const refused = refuseAborted(c);
+    if (refused !== undefined) return refused;
     if (this.waiting.size >= this.queueLimit) {
       const error = new BulkheadRejectedError(this.name);
       if (this.events.observed) {
         this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'bulkheadFull' });
-        this.report(thrownOutcome(error, undefined), start, error);
+        this.outcome(thrownOutcome(error, undefined), start, error);
       }
       return Promise.reject(error);
     }
-    const waiter = new Waiter<R>(this, op, c, next, start);
+    const waiter = new Waiter<R>(this.slots, op, c, next, start);
     this.waiting.push(waiter);
     if (this.events.observed) this.events.emit({ type: 'queued', policy: this.name, queued: this.waiting.size });
     return waiter.promise;
   }
 
-  /** @internal @hidden runs a call that holds a slot; the slot is freed when the chain and every operation call it made have settled. */
-  run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
-    const slot = new Slot<R>(this, op, start, c.scope);
+  /** Runs a call that holds a slot; the slot is freed when the chain and every operation call it made have settled. */
+  private run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
+    const slot = new Slot<R>(this.slots, op, start, c.scope);
     let p: Promise<R>;
     try {
       p = runNext(slot.op, c, next);
@@ -100,29 +93,22 @@ export class BulkheadPolicy implements Policy<never> {
     return p;
   }
 
-  /** @internal @hidden a slot's work is done: hand it to the first waiter, if any. */
-  release(): void {
+  /** A slot's work is done: hand it to the first waiter, if any. */
+  private release(): void {
     const waiter = this.waiting.shift();
     if (waiter === undefined) this.running--;
     else waiter.grant();
   }
 
-  /** @internal @hidden a waiter left the queue because its call was cancelled. */
-  dequeue(waiter: QueueNode, scope: Scope, start: number): void {
+  /** A waiter left the queue because its call was cancelled. */
+  private dequeue(waiter: QueueNode, scope: Scope, start: number): void {
     this.waiting.remove(waiter);
-    if (this.events.observed) this.report(thrownOutcome(scope.reason, scope), start, scope.reason);
+    if (this.events.observed) this.outcome(thrownOutcome(scope.reason, scope), start, scope.reason);
   }
 
-  /** @internal @hidden */
-  report(result: OutcomeResult, start: number, error?: unknown): void {
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
-  }
-
-  /** @internal @hidden the outcome of a call that ran under `scope`. */
-  settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
-    if (!this.events.observed) return;
-    if (!failed) this.report('success', start);
-    else this.report(thrownOutcome(error, scope), start, error);
+  /** Reports the outcome of a call that ran under `scope`. */
+  private settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
+    if (this.events.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
 

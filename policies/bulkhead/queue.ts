@@ -1,6 +1,7 @@
 import type { AbortListener, Context, Scope } from '../../lib/context.js';
 import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
 import type { QueueNode } from '../../lib/wait-queue.js';
+import { isThenable } from '../../lib/thenable.js';
 
 /** What a waiter and a slot need of their bulkhead: run a call, take a waiter out, report, free a slot. */
 export interface SlotOwner {
@@ -78,7 +79,7 @@ export class Slot<R> {
       this.done();
       throw error;
     }
-    if (value === null || (typeof value !== 'object' && typeof value !== 'function') || typeof (value as PromiseLike<R>).then !== 'function') {
+    if (!isThenable<R>(value)) {
       this.done();
       return value;
     }

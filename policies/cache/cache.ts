@@ -1,12 +1,11 @@
-import type { Observable } from 'rxjs';
-import { deadlineTimerOf, systemClock, type Clock } from '../../lib/clock.js';
-import { Context, executeWith, runNext, Scope, toContext } from '../../lib/context.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
+import { deadlineTimerOf, systemClock } from '../../lib/clock.js';
+import { Context, runNext, Scope, toContext } from '../../lib/context.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
-import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import { Flight, type FlightInfo } from './flight.js';
+import { settledOutcome } from '../../lib/outcome.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
+import { Flight, type FlightInfo, type FlightOwner } from './flight.js';
 import { memoryCacheStore } from './memory-store.js';
 import { CacheOptionsSchema, type CacheOptions } from './options.js';
 import type { CacheRecord, CacheStore } from './store.js';
@@ -37,44 +36,47 @@ export interface StaleEntry<V> {
  * const user = await users.execute((ctx) => getUser(id, ctx.signal), { key: `user:${id}` });
  * ```
  */
-export class CachePolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class CachePolicy extends PolicyBase {
   /** Fresh time of a stored value. */
   readonly ttlMs: number;
   /** How long after `ttlMs` an expired value is still answered while it is refreshed. */
   readonly staleWhileRevalidateMs: number;
   /** Where values are kept. */
   readonly store: CacheStore;
-  readonly events$: Observable<PolicyEvent>;
-  /** @internal */ readonly clock: Clock;
-  private readonly events = new EventSource();
   private readonly retainMs: number;
   private readonly key: ((ctx: ExecutionContext) => string | undefined) | undefined;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
   private readonly flights = new Map<string, Flight<unknown>>();
   private readonly refreshing = new Set<string>();
+  /** What a flight reads and calls of this cache; only the flights hold it. */
+  private readonly owner: FlightOwner;
 
   constructor(options: CacheOptions) {
     const o = parseOptions(CacheOptionsSchema, options, 'cache');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this.ttlMs = o.ttlMs;
     this.staleWhileRevalidateMs = o.staleWhileRevalidateMs;
     this.retainMs = o.retainMs;
-    this.clock = o.clock ?? systemClock;
     this.store = o.store ?? memoryCacheStore({ clock: this.clock });
     this.key = o.key;
     this.handleResult = o.handleResult;
-    this.events$ = this.events.events$;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
+    this.owner = {
+      name: this.name,
+      clock: this.clock,
+      lookup: (key) => this.lookup(key),
+      save: (key, value) => this.save(key, value),
+      forget: (flight) => this.forget(flight),
+      revalidate: (key, op, ctx, next, until) => this.revalidate(key, op, ctx, next, until),
+      announce: (flight, count, coalesced) => this.announce(flight, count, coalesced),
+      listening: () => this.events.observed,
+      settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
+    };
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
-    if (c.scope !== undefined && c.scope.aborted && !c.scope.cooperative) return Promise.reject(c.scope.reason);
+    const refused = refuseAborted(c);
+    if (refused !== undefined) return refused;
     let key: string | undefined;
     try {
       key = this.keyOf(c);
@@ -86,7 +88,7 @@ export class CachePolicy implements Policy<never> {
     const start = this.clock.now();
     let flight = this.flights.get(key) as Flight<R> | undefined;
     if (flight !== undefined) return flight.join(c, start);
-    flight = new Flight<R>(this, key, op, c, next);
+    flight = new Flight<R>(this.owner, key, op, c, next);
     this.flights.set(key, flight as Flight<unknown>);
     const joined = flight.join(c, start);
     void flight.run();
@@ -118,13 +120,13 @@ export class CachePolicy implements Policy<never> {
     return this.store.delete(key);
   }
 
-  /** @internal */
-  keyOf(ctx: ExecutionContext): string | undefined {
+  /** The call's key: the `key` option's, or the context's. */
+  private keyOf(ctx: ExecutionContext): string | undefined {
     return this.key !== undefined ? this.key(ctx) : ctx.key;
   }
 
-  /** @internal the store's record, or `undefined` when it has none or fails. */
-  async lookup(key: string): Promise<CacheRecord | undefined> {
+  /** The store's record, or `undefined` when it has none or fails. */
+  private async lookup(key: string): Promise<CacheRecord | undefined> {
     try {
       return await this.store.get(key);
     } catch {
@@ -132,8 +134,8 @@ export class CachePolicy implements Policy<never> {
     }
   }
 
-  /** @internal stores a result unless `handleResult` refuses it; false when nothing was stored. */
-  async save(key: string, value: unknown): Promise<boolean> {
+  /** Stores a result unless `handleResult` refuses it; false when nothing was stored. */
+  private async save(key: string, value: unknown): Promise<boolean> {
     if (this.handleResult !== undefined && judge(this.handleResult, value)) return false;
     const now = this.clock.now();
     const expiresAt = now + this.ttlMs;
@@ -146,18 +148,18 @@ export class CachePolicy implements Policy<never> {
     }
   }
 
-  /** @internal a flight is over (or abandoned): later callers start a new one. */
-  forget(flight: FlightInfo): void {
+  /** A flight is over (or abandoned): later callers start a new one. */
+  private forget(flight: { readonly key: string }): void {
     if (this.flights.get(flight.key) === flight) this.flights.delete(flight.key);
   }
 
   /**
-   * @internal one background refresh per key at a time; callers are answered
+   * One background refresh per key at a time; callers are answered
    * from the stale value meanwhile. Nobody waits on it, so no caller's signal
    * applies; its deadline is the end of the stale window, after which a
    * refresh is worthless (and a hung one would block every later refresh).
    */
-  revalidate<R>(key: string, op: Operation<R>, ctx: Context, next: Chain | undefined, until: number): void {
+  private revalidate<R>(key: string, op: Operation<R>, ctx: Context, next: Chain | undefined, until: number): void {
     if (this.refreshing.has(key)) return;
     this.refreshing.add(key);
     const scope = new Scope(undefined, undefined, until, deadlineTimerOf(this.clock), this.name, false);
@@ -182,8 +184,8 @@ export class CachePolicy implements Policy<never> {
     );
   }
 
-  /** @internal emits `count` hit or miss events for a flight whose lookup is known. */
-  announce(flight: FlightInfo, count: number, coalesced: boolean): void {
+  /** Emits `count` hit or miss events for a flight whose lookup is known. */
+  private announce(flight: FlightInfo, count: number, coalesced: boolean): void {
     if (!this.events.observed) return;
     const key = flight.key;
     for (let i = 0; i < count; i++) {
@@ -192,26 +194,9 @@ export class CachePolicy implements Policy<never> {
     }
   }
 
-  /** @internal a caller nothing can cancel waits on `p`. */
-  observe<V>(p: Promise<V>, start: number): Promise<V> {
-    if (!this.events.observed) return p;
-    return p.then(
-      (value) => {
-        this.outcome(start, undefined, false, undefined);
-        return value;
-      },
-      (error: unknown) => {
-        this.outcome(start, error, true, undefined);
-        throw error;
-      },
-    );
-  }
-
-  /** @internal one caller's outcome; `scope` is its call's (a result `handleResult` refuses is still a success: it is only not stored). */
-  outcome(start: number, error: unknown, failed: boolean, scope: Scope | undefined): void {
-    if (!this.events.observed) return;
-    const result = !failed ? 'success' : thrownOutcome(error, scope);
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  /** One caller's outcome; `scope` is its call's (a result `handleResult` refuses is still a success: it is only not stored). */
+  private settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
+    if (this.events.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
 

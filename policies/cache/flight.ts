@@ -1,19 +1,17 @@
-import { Context, Guard, runNext, Scope } from '../../lib/context.js';
+import { Context, runNext } from '../../lib/context.js';
+import { SingleFlight, type FlightHost } from '../../lib/flight.js';
 import type { Chain, Operation } from '../../lib/policy.js';
 import type { Clock } from '../../lib/clock.js';
 import type { CacheRecord } from './store.js';
 
-/** What a flight needs of its cache: look up, save, forget, revalidate, report. */
-export interface FlightOwner {
+/** What a flight needs of its cache, beyond a single-flight's host: look up, save, revalidate, announce. */
+export interface FlightOwner extends FlightHost {
   readonly name: string;
   readonly clock: Clock;
   lookup(key: string): Promise<CacheRecord | undefined>;
   save(key: string, value: unknown): Promise<boolean>;
-  forget(flight: FlightInfo): void;
   revalidate<R>(key: string, op: Operation<R>, ctx: Context, next: Chain | undefined, until: number): void;
   announce(flight: FlightInfo, count: number, coalesced: boolean): void;
-  observe<V>(p: Promise<V>, start: number): Promise<V>;
-  outcome(start: number, error: unknown, failed: boolean, scope: Scope | undefined): void;
 }
 
 /** What the cache policy reads of a flight. */
@@ -24,49 +22,34 @@ export interface FlightInfo {
 
 /**
  * One lookup-and-maybe-call per key at a time, shared by every caller of that
- * key that arrives meanwhile (opossum's coalescing). The shared call runs
- * under its own scope, which aborts only when every joined caller has left.
+ * key that arrives meanwhile (opossum's coalescing): a single-flight whose run
+ * answers from the store or makes the one real call, and stores its value.
  */
-export class Flight<R> implements FlightInfo {
-  readonly done: Promise<R>;
+export class Flight<R> extends SingleFlight<R> implements FlightInfo {
+  readonly promise: Promise<R>;
   /** What the lookup found; `undefined` until it is known. */
   kind: 'hit' | 'stale' | 'miss' | undefined = undefined;
   private resolve!: (value: R) => void;
   private reject!: (error: unknown) => void;
-  private readonly scope: Scope;
-  private members = 0;
-  private joins = 0;
-  private settled = false;
 
   constructor(
-    /** @internal */ readonly owner: FlightOwner,
-    readonly key: string,
+    private readonly owner: FlightOwner,
+    key: string,
     private readonly op: Operation<R>,
     private readonly ctx: Context,
     private readonly next: Chain | undefined,
   ) {
-    this.done = new Promise<R>((resolve, reject) => {
+    super(key, owner.name, owner);
+    this.promise = new Promise<R>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
     });
-    this.scope = new Scope(undefined, undefined, Infinity, undefined, owner.name, false);
   }
 
-  /** Adds a caller; its own abort (caller or deadline) rejects it alone. */
-  join(ctx: Context, start: number): Promise<R> {
-    this.members++;
-    this.joins++;
-    if (this.kind !== undefined) this.owner.announce(this, 1, this.joins > 1);
-    const scope = ctx.scope;
-    if (scope === undefined) return this.owner.observe(this.done, start);
-    return new Member<R>(scope, this, start).watch(this.done);
-  }
-
-  /** A caller gave up; the last one to leave aborts the shared call. */
-  leave(scope: Scope): void {
-    if (--this.members > 0 || this.settled) return;
-    this.owner.forget(this);
-    this.scope.abort(scope.reason, scope.byCaller, false);
+  /** Adds a caller (a hit or miss event once the lookup is known); its own abort (caller or deadline) rejects it alone. */
+  override join(ctx: Context, start: number): Promise<R> {
+    if (this.kind !== undefined) this.owner.announce(this, 1, this.joins > 0);
+    return super.join(ctx, start);
   }
 
   /** Looks the key up, then answers from the store or makes the one real call. */
@@ -106,42 +89,14 @@ export class Flight<R> implements FlightInfo {
   }
 
   private succeed(value: R): void {
-    this.settled = true;
+    this.markOver();
     this.scope.dispose();
     this.resolve(value);
   }
 
   private fail(error: unknown): void {
-    this.settled = true;
+    this.markOver();
     this.scope.dispose();
     this.reject(error);
-  }
-}
-
-/** One caller's wait on a flight: settles with it, or alone when the caller's own scope aborts. */
-class Member<R> extends Guard<R> {
-  constructor(
-    scope: Scope,
-    private readonly flight: Flight<R>,
-    private readonly start: number,
-  ) {
-    super(scope, false);
-  }
-
-  protected override settleOk(value: R): void {
-    this.flight.owner.outcome(this.start, undefined, false, this.scope);
-    super.settleOk(value);
-  }
-
-  protected override settleErr(error: unknown): void {
-    this.flight.owner.outcome(this.start, error, true, this.scope);
-    super.settleErr(error);
-  }
-
-  protected override fail(error: unknown): void {
-    if (this.settled) return;
-    this.flight.leave(this.scope);
-    this.flight.owner.outcome(this.start, error, true, this.scope);
-    super.fail(error);
   }
 }

@@ -1,11 +1,10 @@
-import type { Observable } from 'rxjs';
-import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, runNext, toContext } from '../../lib/context.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { PolicyBase } from '../../lib/base.js';
+import { systemClock } from '../../lib/clock.js';
+import { runNext, toContext } from '../../lib/context.js';
 import type { InjectedEvent } from './events.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { sleep } from '../../lib/sleep.js';
 import { ChaosOptionsSchema, type ChaosOptions, type ChaosResult } from './options.js';
 
@@ -24,24 +23,19 @@ import { ChaosOptionsSchema, type ChaosOptions, type ChaosResult } from './optio
  * const p = policy().use(monkey).timeout(500).retry();
  * ```
  */
-export class ChaosPolicy<T = never> implements Policy<T> {
-  declare readonly [ANSWER]?: () => T;
-  readonly name: string;
+export class ChaosPolicy<T = never> extends PolicyBase<T> {
   /** Share of calls injected. */
   readonly injectionRate: number;
-  readonly events$: Observable<PolicyEvent>;
-  private readonly events = new EventSource();
   private readonly fault: unknown;
   private readonly latency: number | ((ctx: ExecutionContext) => number) | undefined;
   private readonly result: ChaosResult<T> | undefined;
   private readonly when: ((ctx: ExecutionContext) => boolean) | undefined;
   private on: boolean;
   private readonly random: () => number;
-  private readonly clock: Clock;
 
   constructor(options: ChaosOptions<T>) {
     const o = parseOptions(ChaosOptionsSchema, options, 'chaos');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this.injectionRate = o.injectionRate;
     this.fault = o.fault;
     this.latency = o.latency;
@@ -49,8 +43,6 @@ export class ChaosPolicy<T = never> implements Policy<T> {
     this.on = typeof o.enabled === 'boolean' ? o.enabled : true;
     this.when = typeof o.enabled === 'function' ? o.enabled : undefined;
     this.random = o.random ?? Math.random;
-    this.clock = o.clock ?? systemClock;
-    this.events$ = this.events.events$;
   }
 
   /** Turns injection on from the next call (an `enabled(ctx)` function is still asked). */
@@ -66,10 +58,6 @@ export class ChaosPolicy<T = never> implements Policy<T> {
   /** True while switched on (an `enabled(ctx)` function may still say no per call). */
   get enabled(): boolean {
     return this.on;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
-    return executeWith(this, op, options, this.clock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
@@ -99,15 +87,15 @@ export class ChaosPolicy<T = never> implements Policy<T> {
   private async inject<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
     if (this.latency !== undefined) {
       const ms = this.latencyFor(ctx);
-      this.emit('latency', ms);
+      this.injected('latency', ms);
       await sleep(this.clock, ms, toContext(ctx).scope);
     }
     if (this.fault !== undefined) {
-      this.emit('fault');
+      this.injected('fault');
       throw typeof this.fault === 'function' ? (this.fault as (ctx: ExecutionContext) => unknown)(ctx) : this.fault;
     }
     if (this.result !== undefined) {
-      this.emit('result');
+      this.injected('result');
       return this.result(ctx);
     }
     return runNext(op, ctx, next);
@@ -124,26 +112,21 @@ export class ChaosPolicy<T = never> implements Policy<T> {
     return typeof ms === 'number' && ms > 0 ? ms : 0;
   }
 
-  private emit(kind: InjectedEvent['kind'], delayMs?: number): void {
+  private injected(kind: InjectedEvent['kind'], delayMs?: number): void {
     if (this.events.observed) this.events.emit({ type: 'injected', policy: this.name, kind, delayMs });
   }
 
   private observe<V>(p: Promise<V>, start: number, ctx: ExecutionContext): Promise<V> {
     return p.then(
       (value) => {
-        if (this.events.observed) this.outcome(start, false, undefined, ctx);
+        if (this.events.observed) this.outcome('success', start);
         return value;
       },
       (error: unknown) => {
-        if (this.events.observed) this.outcome(start, true, error, ctx);
+        if (this.events.observed) this.outcome(thrownOutcome(error, ctx), start, error);
         throw error;
       },
     );
-  }
-
-  private outcome(start: number, failed: boolean, error: unknown, ctx: ExecutionContext): void {
-    const result = failed ? thrownOutcome(error, ctx) : 'success';
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 }
 

@@ -1,4 +1,5 @@
 import { judge } from '../../lib/judge.js';
+import { dynamicThreshold } from '../../lib/sla.js';
 import type { CircuitBreakerStats, ResolvedCircuitBreakerOptions } from './options.js';
 
 /** Sentinel's `Float64Equals` tolerance for ratio thresholds. */
@@ -9,19 +10,8 @@ export function meets(ratio: number, threshold: number): boolean {
   return ratio > threshold || Math.abs(ratio - threshold) < RATIO_TOLERANCE;
 }
 
-/**
- * The dynamic trip threshold, which rises with load, errors and failed probes:
- * `wRps·min(1, rps/baseRps) + wErr·errorRate + wProbe·(1 − probeSuccessRate)`.
- */
-export function dynamicThreshold(
-  weights: { rps: number; errorRate: number; probe: number },
-  rps: number,
-  baseRps: number,
-  errorRate: number,
-  probeSuccessRate: number,
-): number {
-  return weights.rps * Math.min(1, rps / baseRps) + weights.errorRate * errorRate + weights.probe * (1 - probeSuccessRate);
-}
+/** The dynamic threshold of `lib/sla.ts`, kept importable from here; prefer its object form. */
+export { dynamicThreshold };
 
 /**
  * The trip rules of `CircuitBreakerPolicy`, one per value of its
@@ -56,6 +46,7 @@ export function tripFigure(
       if (total === 0) return NaN;
       const errorRate = failures / total;
       const rps = (total * 1000) / o.windowMs;
+      // The positional form: its weights are the option's, and no object is made per check.
       const threshold = dynamicThreshold(o.weights, rps, o.baseRps, errorRate, probeSuccessRate);
       return errorRate > threshold ? errorRate : NaN;
     }

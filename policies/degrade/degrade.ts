@@ -1,10 +1,9 @@
-import type { Observable } from 'rxjs';
+import { PolicyBase } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, runNext } from '../../lib/context.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import { runNext } from '../../lib/context.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
 import { DegradeOptionsSchema, type DegradeHandler, type DegradeInfo, type DegradeOptions, type DegradePredicate } from './options.js';
 import { processCpu, RollingCounter, toSignal, type Signal } from '../../lib/signals.js';
@@ -18,13 +17,9 @@ import { processCpu, RollingCounter, toSignal, type Signal } from '../../lib/sig
  *
  * @typeParam T - the `to` handler's answer type.
  */
-export class DegradePolicy<T> implements Policy<T> {
-  declare readonly [ANSWER]?: () => T;
-  readonly name: string;
-  readonly events$: Observable<PolicyEvent>;
+export class DegradePolicy<T> extends PolicyBase<T> {
   /** The clock of the rate window. */
-  readonly clock: Clock;
-  private readonly events = new EventSource();
+  declare readonly clock: Clock;
   private readonly when: DecisionTree | DegradePredicate;
   private readonly to: DegradeHandler<T>;
   private readonly rate: RollingCounter;
@@ -35,8 +30,7 @@ export class DegradePolicy<T> implements Policy<T> {
 
   constructor(options: DegradeOptions<T>) {
     const o = parseOptions(DegradeOptionsSchema, options, 'degrade');
-    this.name = o.name;
-    this.clock = o.clock ?? systemClock;
+    super(o.name, o.clock ?? systemClock);
     this.when = o.when;
     this.to = o.to as DegradeHandler<T>;
     this.rate = new RollingCounter(o.rateWindowMs, 10);
@@ -45,11 +39,6 @@ export class DegradePolicy<T> implements Policy<T> {
     this.cpu = cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(cpu);
     this.health = health === undefined ? toSignal(1) : toSignal(health, 1);
     this.signals = Object.entries(rest).map(([k, v]) => [k, toSignal(v)]);
-    this.events$ = this.events.events$;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
-    return executeWith(this, op, options, this.clock);
   }
 
   /** The decision in force: a {@link DecisionTree} (whose thresholds can change) or a predicate. */
@@ -93,10 +82,6 @@ export class DegradePolicy<T> implements Policy<T> {
     }
     if (this.events.observed) this.outcome('fallback', now);
     return answer;
-  }
-
-  private outcome(result: OutcomeResult, start: number, error?: unknown): void {
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 
   /** Stops following Observable signals. */

@@ -1,12 +1,12 @@
-import type { Observable } from 'rxjs';
-import { systemClock, type Clock } from '../../lib/clock.js';
-import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
+import { PolicyBase } from '../../lib/base.js';
+import type { Clock } from '../../lib/clock.js';
+import { cancelledByCaller, runNext } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { OutcomeResult, PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions, toConfigIssues } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { FallbackOptionsSchema, HandlerSchema, type FallbackHandler, type FallbackOptions } from './options.js';
 
 /**
@@ -22,18 +22,14 @@ import { FallbackOptionsSchema, HandlerSchema, type FallbackHandler, type Fallba
  * const f = fallbackChain(() => cache.get(id), () => replica.get(id), () => DEFAULT_USER);
  * ```
  */
-export class FallbackPolicy<T> implements Policy<T> {
-  declare readonly [ANSWER]?: () => T;
-  readonly name: string;
-  readonly events$: Observable<PolicyEvent>;
-  private readonly events = new EventSource();
+export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefined> {
   private readonly handle: ((error: unknown) => boolean) | undefined;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
   /**
    * @internal the clock of `execute`'s root context and of durations;
    * without one, the context's (a pipeline's, which reads this field first).
    */
-  readonly clock: Clock | undefined;
+  declare readonly clock: Clock | undefined;
 
   constructor(
     private readonly handlers: readonly FallbackHandler<T>[],
@@ -42,15 +38,9 @@ export class FallbackPolicy<T> implements Policy<T> {
     factory: 'fallback' | 'fallbackChain' = 'fallback',
   ) {
     const o = parseOptions(FallbackOptionsSchema, options, factory);
-    this.name = o.name ?? (handlers.length === 1 ? 'fallback' : 'fallbackChain');
+    super(o.name ?? (handlers.length === 1 ? 'fallback' : 'fallbackChain'), o.clock);
     this.handle = o.handle;
     this.handleResult = o.handleResult;
-    this.clock = o.clock;
-    this.events$ = this.events.events$;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
-    return executeWith(this, op, options, this.clock ?? systemClock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
@@ -69,7 +59,7 @@ export class FallbackPolicy<T> implements Policy<T> {
     const onFailure = (error: unknown) => this.failed(error, ctx, start);
     if (!observed) return inner.then(undefined, onFailure);
     return inner.then((value) => {
-      if (this.events.observed) this.outcome(ctx, 'success', start);
+      if (this.events.observed) this.report(ctx, 'success', start);
       return value;
     }, onFailure);
   }
@@ -80,7 +70,7 @@ export class FallbackPolicy<T> implements Policy<T> {
     try {
       const value = await runNext(op, ctx, next);
       if (this.handleResult === undefined || !judge(this.handleResult, value)) {
-        if (this.events.observed) this.outcome(ctx, 'success', start);
+        if (this.events.observed) this.report(ctx, 'success', start);
         return value;
       }
       failure = value;
@@ -94,7 +84,7 @@ export class FallbackPolicy<T> implements Policy<T> {
   private failed(error: unknown, ctx: ExecutionContext, start: number): Promise<T> {
     // The caller's own cancellation is never answered; a deadline that passed is (the handlers see an aborted signal).
     if (cancelledByCaller(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
-      if (this.events.observed) this.outcome(ctx, thrownOutcome(error, ctx), start, error);
+      if (this.events.observed) this.report(ctx, thrownOutcome(error, ctx), start, error);
       return Promise.reject(error);
     }
     return this.answer(error, true, ctx, start);
@@ -110,7 +100,7 @@ export class FallbackPolicy<T> implements Policy<T> {
         const answer = await this.handlers[i]!(failure, ctx);
         if (this.events.observed) {
           this.events.emit({ type: 'fallback', policy: this.name, handler: i, error: failure });
-          this.outcome(ctx, 'fallback', start, failure);
+          this.report(ctx, 'fallback', start, failure);
         }
         return answer;
       } catch (handlerError) {
@@ -120,13 +110,14 @@ export class FallbackPolicy<T> implements Policy<T> {
     if (this.events.observed) {
       this.events.emit({ type: 'fallbackFailed', policy: this.name, error: failure, handlerErrors });
       // What the caller gets is the original failure: it counts as that (a result judged a failure stays one).
-      this.outcome(ctx, thrown ? thrownOutcome(failure, ctx) : 'failure', start, failure);
+      this.report(ctx, thrown ? thrownOutcome(failure, ctx) : 'failure', start, failure);
     }
     throw failure;
   }
 
-  private outcome(ctx: ExecutionContext, result: OutcomeResult, start: number, error?: unknown): void {
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: (this.clock ?? ctx.clock).now() - start, error });
+  /** Reports the call's outcome, timed on this policy's clock or else the context's. */
+  private report(ctx: ExecutionContext, result: OutcomeResult, start: number, error?: unknown): void {
+    this.outcome(result, start, error, (this.clock ?? ctx.clock).now());
   }
 }
 

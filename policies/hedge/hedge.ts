@@ -1,12 +1,11 @@
-import type { Observable } from 'rxjs';
-import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
-import { executeWith, toContext, type Scope } from '../../lib/context.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
+import { deadlineTimerOf, systemClock } from '../../lib/clock.js';
+import { toContext, type Scope } from '../../lib/context.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { HedgeOptionsSchema, type HedgeDelay, type HedgeOptions } from './options.js';
-import { HedgeRun } from './run.js';
+import { HedgeRun, type HedgeOwner } from './run.js';
 
 /**
  * Hedging (Polly's hedging strategy): when an attempt has not settled after
@@ -25,47 +24,45 @@ import { HedgeRun } from './run.js';
  * const user = await h.execute((ctx) => fetch(replica(ctx.attempt), { signal: ctx.signal }));
  * ```
  */
-export class HedgePolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class HedgePolicy extends PolicyBase {
   /** Extra attempts at most. */
   readonly maxHedged: number;
-  readonly events$: Observable<PolicyEvent>;
-  /** @internal */ readonly clock: Clock;
-  /** @internal */ readonly timer: DeadlineTimer;
-  /** @internal */ readonly handle: ((error: unknown) => boolean) | undefined;
-  /** @internal */ readonly handleResult: ((result: unknown) => boolean) | undefined;
-  private readonly events = new EventSource();
   private readonly delayMs: number;
   private readonly delay: HedgeDelay | undefined;
+  /** What a hedged run reads and calls of this policy; only the runs hold it. */
+  private readonly runs: HedgeOwner;
 
   constructor(options: HedgeOptions = {}) {
     const o = parseOptions(HedgeOptionsSchema, options, 'hedge');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this.maxHedged = o.maxHedged;
     this.delayMs = o.delayMs ?? 2_000;
     this.delay = o.delay;
-    this.handle = o.handle;
-    this.handleResult = o.handleResult;
-    this.clock = o.clock ?? systemClock;
-    this.timer = deadlineTimerOf(this.clock);
-    this.events$ = this.events.events$;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
+    this.runs = {
+      name: this.name,
+      maxHedged: this.maxHedged,
+      clock: this.clock,
+      timer: deadlineTimerOf(this.clock),
+      handle: o.handle,
+      handleResult: o.handleResult,
+      delayFor: (n, ctx) => this.delayFor(n, ctx),
+      hedged: (attempt, delayMs) => this.hedged(attempt, delayMs),
+      won: (attempt) => this.won(attempt),
+      settled: (start, won, thrown, outcome, scope) => this.settled(start, won, thrown, outcome, scope),
+    };
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
-    if (c.scope !== undefined && c.scope.aborted && !c.scope.cooperative) return Promise.reject(c.scope.reason);
+    const refused = refuseAborted(c);
+    if (refused !== undefined) return refused;
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
-    return new HedgeRun<R>(this, op, c, next, start).begin();
+    return new HedgeRun<R>(this.runs, op, c, next, start).begin();
   }
 
-  /** @internal milliseconds before hedge `n` starts; `Infinity` for "only after a failure". */
-  delayFor(n: number, ctx: ExecutionContext): number {
+  /** Milliseconds before hedge `n` starts; `Infinity` for "only after a failure". */
+  private delayFor(n: number, ctx: ExecutionContext): number {
     if (this.delay === undefined) return this.delayMs;
     let d: number;
     try {
@@ -77,24 +74,23 @@ export class HedgePolicy implements Policy<never> {
     return d > 0 ? d : 0;
   }
 
-  /** @internal */
-  hedged(attempt: number, delayMs: number): void {
+  private hedged(attempt: number, delayMs: number): void {
     if (this.events.observed) this.events.emit({ type: 'hedged', policy: this.name, attempt, delayMs });
   }
 
-  /** @internal */
-  won(attempt: number): void {
+  private won(attempt: number): void {
     if (this.events.observed) this.events.emit({ type: 'won', policy: this.name, attempt });
   }
 
   /**
-   * @internal the call settled: an attempt won, or it ends with `outcome`,
+   * The call settled: an attempt won, or it ends with `outcome`,
    * thrown (`thrown`) or a result `handleResult` judged a failure, under `scope`.
    */
-  outcome(start: number, won: boolean, thrown: boolean, outcome: unknown, scope: Scope | undefined): void {
+  private settled(start: number, won: boolean, thrown: boolean, outcome: unknown, scope: Scope | undefined): void {
     if (!this.events.observed) return;
+    // Not won and not thrown: a result `handleResult` judged a failure.
     const result = won ? 'success' : thrown ? thrownOutcome(outcome, scope) : 'failure';
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error: thrown ? outcome : undefined });
+    this.outcome(result, start, thrown ? outcome : undefined);
   }
 }
 

@@ -15,7 +15,7 @@ export interface HedgeOwner {
   delayFor(n: number, ctx: ExecutionContext): number;
   hedged(attempt: number, delayMs: number): void;
   won(attempt: number): void;
-  outcome(start: number, won: boolean, thrown: boolean, outcome: unknown, scope: Scope | undefined): void;
+  settled(start: number, won: boolean, thrown: boolean, outcome: unknown, scope: Scope | undefined): void;
 }
 
 /** One attempt of a hedged call, with its own cancellation scope linked to the call's. */
@@ -165,7 +165,7 @@ export class HedgeRun<R> implements DeadlineEntry {
       if (a !== winner && !a.done && !a.scope.aborted) a.scope.abort((lost ??= lostReason()), true, false);
       a.scope.dispose();
     }
-    this.owner.outcome(this.start, winner !== undefined, thrown, outcome, this.ctx.scope);
+    this.owner.settled(this.start, winner !== undefined, thrown, outcome, this.ctx.scope);
     if (thrown) this.reject(outcome);
     else this.resolve(outcome as R);
   }

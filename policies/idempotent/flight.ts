@@ -1,23 +1,22 @@
-import { Context, Scope, type AbortListener } from '../../lib/context.js';
+import { Context } from '../../lib/context.js';
+import { SingleFlight, type FlightHost } from '../../lib/flight.js';
 import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
+import { isThenable } from '../../lib/thenable.js';
 
-/** What a flight needs of its idempotent policy: run it, forget it, report. */
-export interface FlightOwner {
+/** What a flight needs of its idempotent policy, beyond a single-flight's host: run it. */
+export interface FlightOwner extends FlightHost {
+  /** The policy's name. */
+  readonly name: string;
   runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R>;
-  forget(f: Flight<unknown>): void;
-  outcome(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void;
 }
 
 /**
- * One run of a key in this process (single-flight): every concurrent caller
- * of the key joins it and gets its outcome. Its scope aborts only when every
- * joined caller has left; a caller's own abort rejects that caller alone.
+ * One run of a key in this process: a single-flight whose run claims the key
+ * in the store, then serves, waits or runs the operation. It counts the
+ * operation's calls, so an abandoned run's result is still stored and the
+ * claim is released only once no call of it still runs.
  */
-export class Flight<R> {
-  /** Callers waiting on this run. */
-  callers = 0;
-  /** Aborted only when every caller has left. */
-  readonly scope = new Scope(undefined, undefined, Infinity, undefined, '', false);
+export class Flight<R> extends SingleFlight<R> {
   /** The context the shared run sees: no deadline of its own (each caller has its own), the first caller's attempt and meta. */
   readonly ctx: Context;
   /** The shared outcome. */
@@ -42,29 +41,17 @@ export class Flight<R> {
   private idleWaiter: (() => void) | undefined = undefined;
 
   constructor(
-    readonly owner: FlightOwner,
-    readonly key: string,
+    owner: FlightOwner,
+    key: string,
     private readonly inner: Operation<R>,
     first: Context,
     next: Chain | undefined,
   ) {
+    super(key, owner.name, owner);
     this.ctx = new Context(first.clock, this.scope, undefined, first.attempt, key, first.meta);
     this.op = (ctx) => this.call(ctx);
     this.promise = owner.runFlight(this, next);
     this.promise.then(this.settled, this.settled);
-  }
-
-  /** Adds a caller; its promise settles with the run, or at once when the caller's own scope aborts. */
-  join(c: Context, start: number): Promise<R> {
-    this.callers++;
-    return new Joiner(this, c, start).promise;
-  }
-
-  /** @internal @hidden a caller gave up on the run. */
-  leave(scope: Scope): void {
-    if (--this.callers > 0) return;
-    this.owner.forget(this as Flight<unknown>);
-    this.scope.abort(scope.reason, scope.byCaller, false);
   }
 
   /** Resolves once no call of the operation is still running (an abandoned one included). */
@@ -75,7 +62,7 @@ export class Flight<R> {
 
   private call(ctx: ExecutionContext): R | PromiseLike<R> {
     const value = this.inner(ctx);
-    if (value === null || typeof value !== 'object' || typeof (value as PromiseLike<R>).then !== 'function') {
+    if (!isThenable<R>(value)) {
       this.opOk(value as R);
       return value;
     }
@@ -108,58 +95,7 @@ export class Flight<R> {
   }
 
   private readonly settled = (): void => {
-    this.owner.forget(this as Flight<unknown>);
-  };
-}
-
-class Joiner<R> implements AbortListener {
-  readonly promise: Promise<R>;
-  private resolve!: (v: R) => void;
-  private reject!: (e: unknown) => void;
-  private done = false;
-
-  constructor(
-    private readonly flight: Flight<R>,
-    private readonly c: Context,
-    private readonly start: number,
-  ) {
-    this.promise = new Promise<R>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-    flight.promise.then(this.ok, this.err);
-    const scope = c.scope;
-    if (scope === undefined) return;
-    // The caller's signal may abort while its key is computed (user code): then it has already left.
-    if (scope.aborted && !scope.cooperative) this.onAbort(scope);
-    else scope.add(this);
-  }
-
-  onAbort(scope: Scope): void {
-    if (scope.cooperative) {
-      scope.add(this);
-      return;
-    }
-    if (this.done) return;
-    this.done = true;
-    this.flight.owner.outcome(this.start, true, scope.reason, scope);
-    this.reject(scope.reason);
-    this.flight.leave(scope);
-  }
-
-  private readonly ok = (value: R): void => {
-    if (this.done) return;
-    this.done = true;
-    this.c.scope?.remove(this);
-    this.flight.owner.outcome(this.start, false, undefined, this.c.scope);
-    this.resolve(value);
-  };
-
-  private readonly err = (error: unknown): void => {
-    if (this.done) return;
-    this.done = true;
-    this.c.scope?.remove(this);
-    this.flight.owner.outcome(this.start, true, error, this.c.scope);
-    this.reject(error);
+    this.markOver();
+    this.host.forget(this);
   };
 }

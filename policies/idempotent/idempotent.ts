@@ -1,15 +1,14 @@
-import type { Observable } from 'rxjs';
-import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, runNext, toContext, type Scope } from '../../lib/context.js';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
+import { systemClock } from '../../lib/clock.js';
+import { runNext, toContext, type Scope } from '../../lib/context.js';
 import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, IdempotencyResultNotStorableError } from '../../lib/errors.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
-import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { settledOutcome } from '../../lib/outcome.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { sleep } from '../../lib/sleep.js';
 import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
-import { Flight } from './flight.js';
+import { Flight, type FlightOwner } from './flight.js';
 import { memoryStore } from './memory-store.js';
 import { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
@@ -33,25 +32,27 @@ import { boundedStoreCall } from '../../lib/store-call.js';
  * const receipt = await charge.execute((ctx) => psp.charge(order, { signal: ctx.signal }), { key: `order:${order.id}` });
  * ```
  */
-export class IdempotentPolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class IdempotentPolicy extends PolicyBase {
   /** Where records live. */
   readonly store: IdempotencyStore;
-  readonly events$: Observable<PolicyEvent>;
-  private readonly events = new EventSource();
   private readonly flights = new Map<string, Flight<unknown>>();
-  private readonly clock: Clock;
   private readonly keyOf: ((ctx: ExecutionContext) => string | undefined) | undefined;
   private readonly codec: IdempotencyCodec;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
   private readonly o: ReturnType<typeof parseIdempotentOptions>;
+  /** What a flight calls of this policy; only the flights hold it. */
+  private readonly owner: FlightOwner = {
+    name: this.name,
+    runFlight: (f, next) => this.runFlight(f, next),
+    forget: (f) => this.forget(f),
+    settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
+    listening: () => this.events.observed,
+  };
 
   constructor(options: IdempotentOptions = {}) {
     const o = parseIdempotentOptions(options);
+    super(o.name, o.clock ?? systemClock);
     this.o = o;
-    this.name = o.name;
-    this.clock = o.clock ?? systemClock;
     this.store = o.store ?? memoryStore({ clock: this.clock });
     if (o.renewLease && typeof this.store.extend !== 'function') {
       throw new ConfigError('idempotent', [{ path: 'renewLease', message: 'the store has no extend(key, token, leaseMs) to renew leases with' }]);
@@ -59,34 +60,30 @@ export class IdempotentPolicy implements Policy<never> {
     this.keyOf = o.key;
     this.codec = o.codec ?? jsonIdempotencyCodec;
     this.handleResult = o.handleResult;
-    this.events$ = this.events.events$;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     const scope = c.scope;
-    if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
+    const refused = refuseAborted(c);
+    if (refused !== undefined) return refused;
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
     let key: string | undefined;
     try {
       key = c.key ?? this.keyOf?.(c);
     } catch (error) {
-      this.outcome(start, true, error, scope);
+      this.settled(start, true, error, scope);
       return Promise.reject(error);
     }
     if (typeof key !== 'string' || key === '') {
       const error = new IdempotencyKeyMissingError(this.name);
-      this.outcome(start, true, error, scope);
+      this.settled(start, true, error, scope);
       return Promise.reject(error);
     }
     let flight = this.flights.get(key) as Flight<R> | undefined;
     if (flight === undefined || this.clock.now() >= flight.leaseEndsAt) {
-      flight = new Flight<R>(this, key, op, c, next);
+      flight = new Flight<R>(this.owner, key, op, c, next);
       this.flights.set(key, flight as Flight<unknown>);
     } else if (this.events.observed) {
       this.events.emit({ type: 'joined', policy: this.name, key, callers: flight.callers + 1 });
@@ -94,8 +91,8 @@ export class IdempotentPolicy implements Policy<never> {
     return flight.join(c, start);
   }
 
-  /** @internal @hidden the shared run of a key: claim, then serve, wait or run. */
-  async runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R> {
+  /** The shared run of a key: claim, then serve, wait or run. */
+  private async runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R> {
     const { leaseMs, ttlMs } = this.o;
     for (;;) {
       let claim: ClaimResult;
@@ -195,19 +192,17 @@ export class IdempotentPolicy implements Policy<never> {
     return boundedStoreCall(this.clock, this.o.storeTimeoutMs, this.name, what, call);
   }
 
-  /** @internal @hidden */
-  forget(f: Flight<unknown>): void {
+  /** A flight is over (or abandoned): later callers start a new one. */
+  private forget(f: { readonly key: string }): void {
     if (this.flights.get(f.key) === f) this.flights.delete(f.key);
   }
 
   /**
-   * @internal @hidden one caller's outcome, under its call's `scope` (a
+   * One caller's outcome, under its call's `scope` (a
    * result `handleResult` refuses is still a success: it is only not stored).
    */
-  outcome(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
-    if (!this.events.observed) return;
-    const result = !failed ? 'success' : thrownOutcome(error, scope);
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+  private settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void {
+    if (this.events.observed) this.outcome(settledOutcome(failed, error, scope), start, error);
   }
 }
 

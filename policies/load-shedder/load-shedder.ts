@@ -1,11 +1,10 @@
-import type { Observable } from 'rxjs';
+import { PolicyBase } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
+import { cancelledByCaller, runNext } from '../../lib/context.js';
 import { OverloadedError } from '../../lib/errors.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { LoadShedderOptionsSchema, type LoadShedderOptions } from './options.js';
 import { processCpu, toSignal, type Signal } from '../../lib/signals.js';
 
@@ -13,11 +12,16 @@ const FLYING_BETA = 0.9; // go-zero: moving average of calls in flight
 const DEFAULT_MIN_RT_MS = 1_000; // go-zero: min response time before any call passed
 const MIN_OVERLOAD_FACTOR = 0.1; // go-zero: accept at least 10 % of what could be carried
 
+/** What a {@link ShedderPermit} needs of its shedder: where to settle it. */
+export interface ShedderCore {
+  settle(start: number, passed: boolean): void;
+}
+
 /** One admitted call of a {@link LoadShedderPolicy}: settle it once. */
 export class ShedderPermit {
   private done = false;
   constructor(
-    private readonly owner: LoadShedderPolicy,
+    private readonly owner: ShedderCore,
     private readonly start: number,
   ) {}
   /** The call succeeded: its response time and pass count feed the capacity estimate. */
@@ -52,13 +56,9 @@ export class ShedderPermit {
  * app.use(httpShedding(shed)); // or policy().use(shed)
  * ```
  */
-export class LoadShedderPolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
-  readonly events$: Observable<PolicyEvent>;
+export class LoadShedderPolicy extends PolicyBase {
   /** The clock of the window. */
-  readonly clock: Clock;
-  private readonly events = new EventSource();
+  declare readonly clock: Clock;
   private readonly cpu: Signal;
   private readonly threshold: number;
   private readonly bucketMs: number;
@@ -69,11 +69,12 @@ export class LoadShedderPolicy implements Policy<never> {
   private flying = 0;
   private avgFlying = 0;
   private lastDrop = -Infinity;
+  /** What the permits need of this shedder; only they hold it. */
+  private readonly core: ShedderCore = { settle: (start, passed) => this.settle(start, passed) };
 
   constructor(options: LoadShedderOptions = {}) {
     const o = parseOptions(LoadShedderOptionsSchema, options, 'loadShedder');
-    this.name = o.name;
-    this.clock = o.clock ?? systemClock;
+    super(o.name, o.clock ?? systemClock);
     this.cpu = o.cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(o.cpu);
     this.threshold = o.cpuThreshold;
     this.bucketMs = o.windowMs / o.buckets;
@@ -81,7 +82,6 @@ export class LoadShedderPolicy implements Policy<never> {
     this.pass = new Float64Array(o.buckets);
     this.rtSum = new Float64Array(o.buckets);
     this.epochs = new Float64Array(o.buckets).fill(-Infinity);
-    this.events$ = this.events.events$;
   }
 
   /** Calls in flight now. */
@@ -107,17 +107,13 @@ export class LoadShedderPolicy implements Policy<never> {
         if (this.events.observed) {
           this.events.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max });
           // Shed at admission: no time passed.
-          this.events.emit({ type: 'outcome', policy: this.name, result: thrownOutcome(error, undefined), durationMs: 0, error });
+          this.outcome(thrownOutcome(error, undefined), now, error, now);
         }
         throw error;
       }
     }
     this.flying++;
-    return new ShedderPermit(this, now);
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
+    return new ShedderPermit(this.core, now);
   }
 
   async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -136,12 +132,8 @@ export class LoadShedderPolicy implements Policy<never> {
     }
   }
 
-  private outcome(result: OutcomeResult, start: number, error?: unknown): void {
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
-  }
-
-  /** @internal a permit settled. */
-  settle(start: number, passed: boolean): void {
+  /** A permit settled. */
+  private settle(start: number, passed: boolean): void {
     this.flying--;
     this.avgFlying = this.avgFlying * FLYING_BETA + this.flying * (1 - FLYING_BETA);
     if (!passed) return;

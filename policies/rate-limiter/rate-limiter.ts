@@ -1,11 +1,10 @@
-import type { Observable } from 'rxjs';
-import { systemClock, type Clock } from '../../lib/clock.js';
-import { executeWith, Guard, runNext, toContext, type Context } from '../../lib/context.js';
+import { PolicyBase, refuseAborted } from '../../lib/base.js';
+import { systemClock } from '../../lib/clock.js';
+import { Guard, runNext, toContext, type Context } from '../../lib/context.js';
 import { RateLimitedError } from '../../lib/errors.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
 import { LeakyBucket } from './leaky-bucket.js';
 import { RateLimiterOptionsSchema, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
@@ -27,32 +26,22 @@ import { TokenBucket } from './token-bucket.js';
  * await limiter.execute(() => callPartnerApi());
  * ```
  */
-export class RateLimiterPolicy implements Policy<never>, LimiterHost {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
   /** The algorithm holding the limit. */
   readonly algorithm: RateAlgorithm;
-  readonly events$: Observable<PolicyEvent>;
-  private readonly events = new EventSource();
-  private readonly clock: Clock;
 
   constructor(options: RateLimiterOptions) {
     const o = parseOptions(RateLimiterOptionsSchema, options, 'rateLimiter');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
-    this.clock = o.clock ?? systemClock;
-    this.events$ = this.events.events$;
     this.algorithm.attach?.(this);
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     const scope = c.scope;
-    if (scope !== undefined && scope.aborted && !scope.cooperative) return Promise.reject(scope.reason);
+    const refused = refuseAborted(c);
+    if (refused !== undefined) return refused;
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
     let verdict: number | Promise<number>;
@@ -66,13 +55,13 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
     return waited.then(
       (n) => (n === 0 ? this.run(op, c, next, start) : this.refuse(n, start)),
       (error: unknown) => {
-        if (this.events.observed) this.report(thrownOutcome(error, c), start, error);
+        if (this.events.observed) this.outcome(thrownOutcome(error, c), start, error);
         throw error;
       },
     );
   }
 
-  /** @internal @hidden */
+  /** @internal @hidden the algorithm started or stopped limiting locally (a `LimiterHost`: algorithms get the policy itself). */
   localFallback(active: boolean, error?: unknown): void {
     if (this.events.observed) this.events.emit({ type: 'localFallback', policy: this.name, active, error });
   }
@@ -82,11 +71,11 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
     if (!this.events.observed) return p;
     return p.then(
       (value) => {
-        this.report('success', start);
+        this.outcome('success', start);
         return value;
       },
       (error: unknown) => {
-        this.report(thrownOutcome(error, c), start, error);
+        this.outcome(thrownOutcome(error, c), start, error);
         throw error;
       },
     );
@@ -96,13 +85,9 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
     const error = new RateLimitedError(this.name, retryAfterMs);
     if (this.events.observed) {
       this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
-      this.report(thrownOutcome(error, undefined), start, error);
+      this.outcome(thrownOutcome(error, undefined), start, error);
     }
     return Promise.reject(error);
-  }
-
-  private report(result: OutcomeResult, start: number, error?: unknown): void {
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
   }
 }
 

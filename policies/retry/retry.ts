@@ -1,15 +1,15 @@
-import type { Observable } from 'rxjs';
 import type { z } from 'zod';
-import { systemClock, type Clock } from '../../lib/clock.js';
+import { PolicyBase } from '../../lib/base.js';
+import { systemClock } from '../../lib/clock.js';
 import { sleep } from '../../lib/sleep.js';
-import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
+import { hardAborted, runNext, toContext, type Context } from '../../lib/context.js';
 import { ConfigError, isShedRejection } from '../../lib/errors.js';
-import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { OutcomeResult } from '../../lib/events.js';
 import type { GiveUpEvent } from './events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
 import { RetryOptionsSchema, type RetryOptions } from './options.js';
@@ -37,27 +37,20 @@ const NOT_TRIED: unique symbol = Symbol('notTried');
  * const r = retry({ maxAttempts: 3, backoff: exponential({ initial: 100, jitter: 'full' }) });
  * ```
  */
-export class RetryPolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class RetryPolicy extends PolicyBase {
   private _maxAttempts!: number;
-  readonly events$: Observable<PolicyEvent>;
-  private readonly events = new EventSource();
   private backoff!: Backoff;
   private maxDelayMs!: number;
   private handle: ((error: unknown) => boolean) | undefined;
   private handleResult: ((result: unknown) => boolean) | undefined;
   private budget: RetryBudget | undefined;
-  private readonly clock: Clock;
   private readonly random: () => number;
 
   constructor(options: RetryOptions = {}) {
     const o = parseOptions(RetryOptionsSchema, options, 'retry');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this.apply(o);
-    this.clock = o.clock ?? systemClock;
     this.random = o.random ?? Math.random;
-    this.events$ = this.events.events$;
   }
 
   /** Total tries, the first included. */
@@ -82,10 +75,6 @@ export class RetryPolicy implements Policy<never> {
     this.handle = o.handle;
     this.handleResult = o.handleResult;
     this.budget = o.budget;
-  }
-
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    return executeWith(this, op, options, this.clock);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -192,12 +181,12 @@ export class RetryPolicy implements Policy<never> {
 
   private succeeded(attempts: number, start: number): void {
     this.events.emit({ type: 'success', policy: this.name, attempts });
-    this.events.emit({ type: 'outcome', policy: this.name, result: 'success', durationMs: this.clock.now() - start });
+    this.outcome('success', start);
   }
 
   private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number, result: OutcomeResult): void {
     this.events.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
-    this.events.emit({ type: 'outcome', policy: this.name, result, durationMs: this.clock.now() - start, error });
+    this.outcome(result, start, error);
   }
 }
 

@@ -140,7 +140,7 @@ export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
     // go-zero: `lastPass > 0 && timex.Since(lastPass) > forcePassDuration` (NaN before any pass).
     if (sinceLastPass > o.forcePassMs) {
       this.lastPass = now;
-      if (this.observed) this.ev!.emit({ type: 'forcePass', policy: this.name, dropRatio, sinceLastPassMs: sinceLastPass });
+      if (this.events.observed) this.events.emit({ type: 'forcePass', policy: this.name, dropRatio, sinceLastPassMs: sinceLastPass });
       return this.epoch;
     }
     const p = dropRatio * ((o.buckets - this.working) / o.buckets);

@@ -1,11 +1,10 @@
-import type { Observable } from 'rxjs';
-import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
-import { Context, EMPTY_META, executeWith, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
+import { PolicyBase } from '../../lib/base.js';
+import { deadlineTimerOf, systemClock, type DeadlineTimer } from '../../lib/clock.js';
+import { Context, EMPTY_META, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
 import { TimeoutError } from '../../lib/errors.js';
-import { EventSource, type PolicyEvent } from '../../lib/events.js';
-import { thrownOutcome } from '../../lib/outcome.js';
+import { settledOutcome } from '../../lib/outcome.js';
 import { parseOptions } from '../../lib/options.js';
-import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
+import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
 
 /**
@@ -20,25 +19,22 @@ import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
  * await t.execute((ctx) => fetch(url, { signal: ctx.signal }));
  * ```
  */
-export class TimeoutPolicy implements Policy<never> {
-  declare readonly [ANSWER]?: () => never;
-  readonly name: string;
+export class TimeoutPolicy extends PolicyBase {
   private _ms: number;
   private _mode: 'aggressive' | 'cooperative';
-  readonly events$: Observable<PolicyEvent>;
-  /** @internal */
-  readonly events = new EventSource();
-  private readonly clock: Clock;
   private readonly timer: DeadlineTimer;
+  /** What a call reads and calls of this timeout; only the calls hold it. */
+  private readonly calls: TimeoutOwner = {
+    name: this.name,
+    report: (call, start, thrown, error, own) => this.report(call, start, thrown, error, own),
+  };
 
   constructor(options: number | TimeoutOptions) {
     const o = parseOptions(TimeoutOptionsSchema, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
-    this.name = o.name;
+    super(o.name, o.clock ?? systemClock);
     this._ms = o.ms;
     this._mode = o.mode;
-    this.clock = o.clock ?? systemClock;
     this.timer = deadlineTimerOf(this.clock);
-    this.events$ = this.events.events$;
   }
 
   /** Milliseconds each call may take. */
@@ -61,12 +57,12 @@ export class TimeoutPolicy implements Policy<never> {
     this._mode = o.mode;
   }
 
-  execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
-    if (options !== undefined) return executeWith(this, op, options, this.clock);
+  override execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
+    if (options !== undefined) return super.execute(op, options);
     // Nothing encloses the call: its context is the timeout's own, with no root context before it.
     const start = this.clock.now();
     const at = start + this._ms;
-    const call = new TimeoutCall<R>(undefined, at, this.timer, this, start, this._mode === 'cooperative');
+    const call = new TimeoutCall<R>(undefined, at, this.timer, this.calls, start, this._mode === 'cooperative');
     return this.race(op, new Context(this.clock, call, at, 1, undefined, EMPTY_META), undefined, call);
   }
 
@@ -80,7 +76,7 @@ export class TimeoutPolicy implements Policy<never> {
     // adds nothing but its outcome. An earlier cooperative deadline only asks, so an aggressive
     // timeout inside it still arms, or an operation that ignores its signal would hang the call.
     if (scope !== undefined && (coop ? scope.limit : scope.hardLimit) <= at) return this.pass(op, c, next, start);
-    const call = new TimeoutCall<R>(scope, at, this.timer, this, start, coop);
+    const call = new TimeoutCall<R>(scope, at, this.timer, this.calls, start, coop);
     return this.race(op, c.withScope(call), next, call);
   }
 
@@ -114,17 +110,21 @@ export class TimeoutPolicy implements Policy<never> {
   }
 
   /**
-   * @internal reports a call that settled: with a value, or having thrown `error`, under `call`'s
+   * Reports a call that settled: with a value, or having thrown `error`, under `call`'s
    * scope. The `timeout` event is for this timeout's own deadline (`own`), not an enclosing one it deferred to.
    */
-  report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): void {
-    const events = this.events;
-    if (!events.observed) return;
-    const durationMs = this.clock.now() - start;
-    if (thrown && own && call.expired) events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
-    const result = thrown ? thrownOutcome(error, call) : 'success';
-    events.emit({ type: 'outcome', policy: this.name, result, durationMs, error });
+  private report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): void {
+    if (!this.events.observed) return;
+    const now = this.clock.now();
+    if (thrown && own && call.expired) this.events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
+    this.outcome(settledOutcome(thrown, error, call), start, error, now);
   }
+}
+
+/** What a call needs of its timeout: the name for its `TimeoutError`, and where to report its outcome. */
+interface TimeoutOwner {
+  readonly name: string;
+  report(call: Scope, start: number, thrown: boolean, error?: unknown, own?: boolean): void;
 }
 
 // The executor of every call's promise: one shared function instead of a closure per call.
@@ -148,10 +148,10 @@ class TimeoutCall<R> extends Scope {
   declare readonly promise: Promise<R>;
   declare private resolve: (value: R) => void;
   declare private reject: (error: unknown) => void;
-  declare private readonly policy: TimeoutPolicy;
+  declare private readonly policy: TimeoutOwner;
   declare private readonly start: number;
 
-  constructor(parent: Scope | undefined, at: number, timer: DeadlineTimer, policy: TimeoutPolicy, start: number, coop: boolean) {
+  constructor(parent: Scope | undefined, at: number, timer: DeadlineTimer, policy: TimeoutOwner, start: number, coop: boolean) {
     super(parent, undefined, at, timer, policy.name, coop);
     this.promise = new Promise<R>(capture);
     this.resolve = capturedResolve as (value: R) => void;

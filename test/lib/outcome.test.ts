@@ -33,7 +33,7 @@ import {
   tokenBucket,
 } from '../../api/index.js';
 import type { ExecuteOptions, ExecutionContext, Policy } from '../../lib/policy.js';
-import { isErrorOutcome, isTimedOutcome, OUTCOME_RESULTS, thrownOutcome, valueOutcome } from '../../lib/outcome.js';
+import { isErrorOutcome, isTimedOutcome, OUTCOME_RESULTS, settledOutcome, thrownOutcome, valueOutcome } from '../../lib/outcome.js';
 import { deadlineTimerOf, systemClock } from '../../lib/clock.js';
 import { TestClock } from '../../lib/testing.js';
 import { track } from '../helpers/track.js';
@@ -148,6 +148,28 @@ describe('valueOutcome', () => {
     expect(valueOutcome({ status: 200 }, is5xx)).toBe('success');
     expect(
       valueOutcome(1, () => {
+        throw new Error('buggy predicate');
+      }),
+    ).toBe('failure');
+  });
+});
+
+describe('settledOutcome', () => {
+  it('classifies a thrown value as thrownOutcome does, under the same scope', () => {
+    expect(settledOutcome(true, new Error('down'), undefined)).toBe('failure');
+    expect(settledOutcome(true, new TimeoutError('t'), undefined)).toBe('timeout');
+    expect(settledOutcome(true, new BulkheadRejectedError('h'), undefined)).toBe('rejected');
+    expect(settledOutcome(true, new Error('down'), callerAborted())).toBe('cancelled');
+    expect(settledOutcome(true, new Error('down'), contextOf(callerAborted()))).toBe('cancelled');
+  });
+
+  it('counts a returned value as a success, or a failure when handleResult judges it one', () => {
+    // A returned error object is a value, not a throw.
+    expect(settledOutcome(false, new TimeoutError('t'), callerAborted())).toBe('success');
+    expect(settledOutcome(false, 503, undefined, (r) => r === 503)).toBe('failure');
+    expect(settledOutcome(false, 200, undefined, (r) => r === 503)).toBe('success');
+    expect(
+      settledOutcome(false, 200, undefined, () => {
         throw new Error('buggy predicate');
       }),
     ).toBe('failure');

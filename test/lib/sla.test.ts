@@ -64,6 +64,32 @@ describe('dynamicThreshold', () => {
     expect(dynamicThreshold({ rps: 5_000, baseRps: 1_000, errorRate: 0, probeSuccessRate: 0 })).toBeCloseTo(0.3 + 0.2, 12);
     expect(dynamicThreshold({ rps: 100, baseRps: 100, errorRate: 1, probeSuccessRate: 1 }, { rps: 0.5, error: 0.25, probe: 0.25 })).toBeCloseTo(0.75, 12);
   });
+
+  it('takes the deprecated positional form, with the breaker option’s weight keys, to the same figure', () => {
+    // 0.3·0.5 + 0.5·0.2 + 0.2·0.5
+    expect(dynamicThreshold({ rps: 0.3, errorRate: 0.5, probe: 0.2 }, 500, 1_000, 0.2, 0.5)).toBeCloseTo(0.35, 12);
+    // Load saturates at 1; different weights per term.
+    expect(dynamicThreshold({ rps: 0.1, errorRate: 0.2, probe: 0.4 }, 5_000, 1_000, 0.5, 0)).toBeCloseTo(0.1 + 0.1 + 0.4, 12);
+    for (const [rps, baseRps, errorRate, psr] of [
+      [0, 10, 0, 1],
+      [7, 10, 0.3, 0.6],
+      [30, 10, 1, 0],
+    ] as const) {
+      expect(dynamicThreshold({ rps: 0.3, errorRate: 0.5, probe: 0.2 }, rps, baseRps, errorRate, psr)).toBe(
+        dynamicThreshold({ rps, baseRps, errorRate, probeSuccessRate: psr }, { rps: 0.3, error: 0.5, probe: 0.2 }),
+      );
+    }
+  });
+
+  it('checks baseRps in the object form only', () => {
+    expect(() => dynamicThreshold({ rps: 1, baseRps: 0, errorRate: 0, probeSuccessRate: 1 })).toThrow(RangeError);
+    expect(dynamicThreshold({ rps: 0.3, errorRate: 0.5, probe: 0.2 }, 1, 0, 0, 1)).toBeCloseTo(0.3, 12);
+  });
+
+  it('is the same function the circuit breaker’s module exports', async () => {
+    const fromBreaker = await import('../../policies/circuit-breaker/trips.js');
+    expect(fromBreaker.dynamicThreshold).toBe(dynamicThreshold);
+  });
 });
 
 describe('the degradation decision tree', () => {
