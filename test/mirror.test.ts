@@ -15,8 +15,6 @@ const PENDING: readonly string[] = [
   // lib/: lib/events.ts and lib/options.ts are being reworked by other engineers; the rest not reached yet
   'lib/events.ts',
   'lib/options.ts',
-  'lib/policy.ts',
-  'lib/testing.ts',
   // policies/: other engineers are reworking every policy and its tests at the time of writing
   'policies/adaptive-breaker/options.ts',
   'policies/adaptive-limiter/call.ts',
@@ -52,7 +50,6 @@ const PENDING: readonly string[] = [
   // config/: not reached yet
   'config/strategies/schemas.ts',
   'config/strategies/shapes.ts',
-  'config/types.ts',
   // integrations/: covered through their entry points (test/integrations/<name>/*.test.ts), not module by module yet
   'integrations/grpc/client.ts',
   'integrations/grpc/options.ts',
