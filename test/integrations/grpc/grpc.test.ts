@@ -4,7 +4,7 @@ import { ConfigError, isTimeoutError, type TimeoutError } from '../../../lib/err
 import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
 import type { PermitSource } from '../../../integrations/shared/permit.js';
 import { TestClock } from '../../../lib/testing.js';
-import { clientInterceptor, isFailureCode, LIMIT_DETAILS, serverInterceptor, SHED_DETAILS } from '../../../integrations/grpc/index.js';
+import { clientInterceptor, LIMIT_DETAILS, serverInterceptor, SHED_DETAILS } from '../../../integrations/grpc/index.js';
 import { configError, recording } from '../helpers/checks.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { until } from '../helpers/http-server.js';
@@ -14,16 +14,6 @@ let running: Running | undefined;
 afterEach(async () => {
   await running?.stop();
   running = undefined;
-});
-
-describe('isFailureCode', () => {
-  it("follows go-zero's list", () => {
-    const failures = Object.entries(status)
-      .filter(([, v]) => typeof v === 'number' && isFailureCode(v))
-      .map(([k]) => k)
-      .sort();
-    expect(failures).toEqual(['DATA_LOSS', 'DEADLINE_EXCEEDED', 'INTERNAL', 'RESOURCE_EXHAUSTED', 'UNAVAILABLE', 'UNIMPLEMENTED']);
-  });
 });
 
 describe('serverInterceptor', () => {
