@@ -121,6 +121,7 @@ export function healthOf(policy: Pick<Policy<unknown>, 'events$'>, options: { wi
 
 /** Counts and sums of samples over a rolling window of `slices` slices (sums of whole numbers). */
 export class RollingCounter {
+  /** Per slice: samples (counter 0) and the sum of their values (counter 1). */
   private readonly window: RollingWindow;
 
   constructor(
@@ -137,7 +138,9 @@ export class RollingCounter {
 
   /** Count and sum of the samples in the window at `now`. */
   totals(now: number): { count: number; sum: number } {
-    this.window.read(now);
-    return { count: this.window.v0, sum: this.window.v1 };
+    const w = this.window;
+    w.read(now);
+    const { v0: count, v1: sum } = w;
+    return { count, sum };
   }
 }

@@ -14,3 +14,4 @@ export {
   type ResolvedAdaptiveLimiterOptions,
   type VegasOptions,
 } from './options.js';
+export type { ConcurrencyRejectedEvent, LimitChangedEvent, LimitChangeReason } from './events.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/options.js';
 import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/options.js';
 
-/** What {@link CircuitBreaker.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */
+/** What {@link CircuitBreakerPolicy.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */
 export interface CircuitBreakerStats {
   /** Calls completed in the window (closed state only; shed calls are not counted). */
   readonly total: number;
@@ -17,7 +17,7 @@ export interface CircuitBreakerStats {
 }
 
 /**
- * What {@link CircuitBreaker.snapshot} returns and `initialState` takes:
+ * What {@link CircuitBreakerPolicy.snapshot} returns and `initialState` takes:
  * plain JSON (clock times are the clock's epoch ms). Calls in flight are not
  * part of it: their permits belong to the breaker that admitted them.
  */
@@ -85,7 +85,7 @@ const common = {
   /** Which results count as failures. @defaultValue none */
   handleResult: handleResultSchema.optional(),
   /**
-   * State to start from: a {@link CircuitBreaker.snapshot} (validated; never changed). Its window must have this breaker's grid.
+   * State to start from: a {@link CircuitBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
    * @defaultValue a fresh, closed breaker
    */
   initialState: CircuitBreakerSnapshotSchema.optional(),

@@ -7,3 +7,4 @@ export {
   type DegradeInfo,
   type DegradePredicate,
 } from './options.js';
+export type { DegradedEvent } from './events.js';

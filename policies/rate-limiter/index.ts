@@ -4,3 +4,4 @@ export { isRateAlgorithm, type RateAlgorithm, type LimiterHost } from './algorit
 export { tokenBucket, TokenBucket, TokenBucketOptionsSchema, type TokenBucketOptions } from './token-bucket.js';
 export { leakyBucket, LeakyBucket, LeakyBucketOptionsSchema, type LeakyBucketOptions } from './leaky-bucket.js';
 export { slidingWindow, SlidingWindow, SlidingWindowOptionsSchema, type SlidingWindowOptions } from './sliding-window.js';
+export type { LocalFallbackEvent } from './events.js';

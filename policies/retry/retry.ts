@@ -4,7 +4,8 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { sleep } from '../../lib/sleep.js';
 import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
 import { ConfigError, isShedRejection } from '../../lib/errors.js';
-import { EventSource, type GiveUpEvent, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { GiveUpEvent } from './events.js';
 import { judge } from '../../lib/judge.js';
 import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
@@ -15,7 +16,8 @@ import { RetryOptionsSchema, type RetryOptions } from './options.js';
 
 type RetryOptionsParsed = z.output<typeof RetryOptionsSchema>;
 
-type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
+// How an attempt ended: 0 success, 1 a failure to retry, 2 a failure not to retry.
+type AttemptEnd = 0 | 1 | 2;
 
 /** The longest delay a `setTimeout` honours (2^31 − 1 ms, about 24.8 days). */
 const LONGEST_TIMER_MS = 2_147_483_647;
@@ -121,7 +123,7 @@ export class RetryPolicy implements Policy<never> {
     for (let attempt = 1; ; attempt++) {
       let value: R | undefined;
       let error: unknown;
-      let verdict: Verdict;
+      let verdict: AttemptEnd;
       let thrown = false;
       const attemptStart = this.budget?.onAttempt !== undefined ? this.clock.now() : 0;
       try {

@@ -3,7 +3,7 @@ import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSche
 import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/options.js';
 
 /**
- * What {@link SreBreaker.snapshot} returns and `initialState` takes: plain
+ * What {@link SreBreakerPolicy.snapshot} returns and `initialState` takes: plain
  * JSON (clock times are the clock's epoch ms).
  */
 export const SreBreakerSnapshotSchema = z
@@ -67,7 +67,7 @@ export const SreBreakerShape = z
     /** Which results count as failures. @defaultValue none */
     handleResult: handleResultSchema.optional(),
     /**
-     * State to start from: a {@link SreBreaker.snapshot} (validated; never changed). Its window must have this breaker's grid.
+     * State to start from: a {@link SreBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
      * @defaultValue a fresh, closed breaker
      */
     initialState: SreBreakerSnapshotSchema.optional(),
