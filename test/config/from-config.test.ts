@@ -1,11 +1,15 @@
-import { BehaviorSubject, concat, map, of, Subject, throwError } from 'rxjs';
+import { BehaviorSubject, concat, map, of, ReplaySubject, Subject, throwError } from 'rxjs';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it, vi } from 'vitest';
-import { AdaptiveLimiterPolicy, ConfigError, fromConfig, memoryCacheStore, memoryStore, TimeoutError, type PolicyEvent } from '../../api/index.js';
+import { AdaptiveLimiterPolicy, ConfigError, fallback, fromConfig, memoryCacheStore, memoryStore, pipe, timeout, TimeoutError, type PolicyEvent } from '../../api/index.js';
 import { TestClock } from '../../lib/testing.js';
 import { rejection, track } from '../helpers/track.js';
+import { collect } from '../helpers/breakers.js';
 
 const START = 1_700_000_000_000;
+const T0 = START;
+
+const never = () => new Promise<never>(() => {});
 
 describe('fromConfig', () => {
   it("a retry entry's maxDelayMs caps a Retry-After: beyond it the call gives up at once", async () => {
@@ -398,5 +402,153 @@ describe('fromConfig', () => {
       expect(() => fromConfig('policies: [', {}, { parse: parseYaml })).toThrow(/the document could not be parsed/);
       expect(fromConfig('{ "strategy": "failFast" }', {}, { parse: JSON.parse }).name).toBe('failFast');
     });
+  });
+});
+
+describe('config/from-config.ts: hot reload', () => {
+  it('names the pipeline after the config, else the strategy, else "config", and the events carry that name', () => {
+    expect(fromConfig({ name: 'users', policies: [{ type: 'timeout', ms: 5 }] }).name).toBe('users');
+    expect(fromConfig({ strategy: 'failFast' }).name).toBe('failFast');
+    expect(fromConfig({ policies: [{ type: 'timeout', ms: 5 }] }).name).toBe('config');
+    const configs = new BehaviorSubject<unknown>({ strategy: 'failFast', name: 'edge', timeoutMs: 10 });
+    const p = fromConfig(configs);
+    const events = collect(p);
+    configs.next({ strategy: 'failFast', name: 'edge', timeoutMs: 20 });
+    configs.next({ strategy: 'failFast', name: 'edge', timeoutMs: 30 });
+    expect(events).toEqual([
+      { type: 'configApplied', policy: 'edge', version: 2 },
+      { type: 'configApplied', policy: 'edge', version: 3 },
+    ]);
+  });
+
+  it('update() says whether it applied, and a rejected config leaves the version where it was', () => {
+    const p = fromConfig({ policies: [{ type: 'timeout', ms: 10 }] });
+    const events = collect(p);
+    expect(p.update({ policies: [{ type: 'timeout', ms: 0 }] })).toBe(false);
+    expect(p.update({ policies: [{ type: 'retry' }] })).toBe(false);
+    expect(p.update({ policies: [{ type: 'timeout', ms: 20, mode: 'cooperative' }] })).toBe(true);
+    expect(p.pipeline.policies[0]).toMatchObject({ ms: 20, mode: 'cooperative' });
+    expect(p.config).toMatchObject([{ type: "timeout", ms: 20 }]);
+    expect(events.map((e) => e.type)).toEqual(['configRejected', 'configRejected', 'configApplied']);
+    expect(events[2]).toEqual({ type: 'configApplied', policy: 'config', version: 2 });
+  });
+
+  it('a structure change names both structures, with the strategy when there is one', () => {
+    const p = fromConfig({ policies: [{ type: 'timeout', ms: 10 }, { type: 'retry' }] });
+    const events = collect(p);
+    p.update({ policies: [{ type: 'retry' }, { type: 'timeout', ms: 10 }] });
+    const s = fromConfig({ strategy: 'failFast' });
+    const sEvents = collect(s);
+    s.update({ policies: [{ type: 'timeout', ms: 10 }, { type: 'sreBreaker' }] });
+    expect(events).toEqual([
+      {
+        type: 'configRejected',
+        policy: 'config',
+        reason: 'structure',
+        issues: [{ path: 'policies', message: 'structure changed from "timeout → retry" to "retry → timeout"' }],
+      },
+    ]);
+    expect(sEvents).toEqual([
+      {
+        type: 'configRejected',
+        policy: 'failFast',
+        reason: 'structure',
+        issues: [{ path: 'policies', message: 'structure changed from "failFast: timeout → adaptiveBreaker" to "timeout → sreBreaker"' }],
+      },
+    ]);
+  });
+
+  it('an invalid config is rejected with every issue, and nothing changes', async () => {
+    const clock = new TestClock(T0);
+    const p = fromConfig({ policies: [{ type: 'timeout', ms: 10 }, { type: 'retry', maxAttempts: 2, backoff: { kind: 'constant', ms: 0 } }] }, {}, { clock });
+    const events = collect(p);
+    const before = p.config;
+    expect(p.update({ policies: [{ type: 'timeout', ms: 50 }, { type: 'retry', maxAttempts: 0 }] })).toBe(false);
+    expect(p.update({ policies: [{ type: 'timeout', ms: 50 }, { type: 'retry', handle: 'gone' }] })).toBe(false);
+    expect(events).toEqual([
+      { type: 'configRejected', policy: 'config', reason: 'invalid', issues: [{ path: 'policies[1].maxAttempts', message: 'expected an integer >= 1' }] },
+      { type: 'configRejected', policy: 'config', reason: 'invalid', issues: [{ path: 'policies[1].handle', message: 'no handler named "gone" was given' }] },
+    ]);
+    expect(p.config).toBe(before);
+    // neither rejected config changed the timeout: two attempts of 10 ms, not 50
+    const r = track(p.execute(never), clock);
+    await clock.advance(20);
+    expect(r.now).toMatchObject({ ok: false, at: T0 + 20 });
+  });
+
+  it('a config that throws while read is rejected with the thrown value as the message', () => {
+    const p = fromConfig({ policies: [{ type: 'timeout', ms: 10 }] });
+    const events = collect(p);
+    const bad = {
+      get policies(): never {
+        throw new Error('boom');
+      },
+    };
+    expect(p.update(bad)).toBe(false);
+    expect(events).toEqual([{ type: 'configRejected', policy: 'config', reason: 'invalid', issues: [{ path: '', message: 'Error: boom' }] }]);
+  });
+
+  it('builds from the FIRST config a replaying stream gives, then follows the rest', () => {
+    const configs = new ReplaySubject<unknown>(2);
+    configs.next({ policies: [{ type: 'timeout', ms: 10 }] });
+    configs.next({ policies: [{ type: 'retry' }] });
+    const p = fromConfig(configs);
+    // the second config changes the structure: refused, the first stays in force
+    expect(p.config).toMatchObject([{ type: "timeout", ms: 10 }]);
+  });
+
+  it('works as a layer of a pipe: the layers around it still run', async () => {
+    const clock = new TestClock(T0);
+    const inner = fromConfig({ policies: [{ type: 'timeout', ms: 10 }] }, {}, { clock });
+    const p = pipe(inner, fallback((e: unknown) => `fb:${(e as Error).name}`));
+    const r = track(p.execute(never), clock);
+    await clock.advance(10);
+    expect(r.now).toEqual({ ok: true, value: 'fb:TimeoutError', at: T0 + 10 });
+  });
+  it('works as an outer layer of a pipe: the layers inside it still run', async () => {
+    const clock = new TestClock(T0);
+    const outer = fromConfig({ policies: [{ type: 'fallback', handler: 'fb' }] }, { fb: (e: unknown) => `fb:${(e as Error).name}` }, { clock });
+    const p = pipe(timeout({ ms: 10, clock }), outer);
+    const r = track(p.execute(never), clock);
+    await clock.advance(10);
+    expect(r.now).toEqual({ ok: true, value: 'fb:TimeoutError', at: T0 + 10 });
+  });
+});
+
+describe('config/from-config.ts: all or nothing when a policy refuses in place', () => {
+  it('puts back the entries already changed when a later one cannot change in place', async () => {
+    const clock = new TestClock(T0);
+    const p = fromConfig({ policies: [{ type: 'timeout', ms: 10 }, { type: 'circuitBreaker', strategy: 'errorRatio', windowMs: 10_000 }] }, {}, { clock });
+    const events = collect(p);
+    expect(p.update({ policies: [{ type: 'timeout', ms: 50 }, { type: 'circuitBreaker', strategy: 'errorRatio', windowMs: 20_000 }] })).toBe(false);
+    expect(events).toEqual([
+      {
+        type: 'configRejected',
+        policy: 'config',
+        reason: 'invalid',
+        issues: [{ path: 'policies[1].windowMs', message: 'cannot change in place (it shapes the window); build a new breaker' }],
+      },
+    ]);
+    expect((p.pipeline.policies[0] as unknown as { ms: number }).ms).toBe(10);
+    expect(p.config[0]).toMatchObject({ ms: 10 });
+    const r = track(p.execute(never), clock);
+    await clock.advance(10);
+    expect(r.now).toMatchObject({ ok: false, at: T0 + 10 });
+  });
+
+  it('an SRE breaker refuses a new window shape in place', () => {
+    const p = fromConfig({ policies: [{ type: 'sreBreaker', windowMs: 10_000 }] });
+    const events = collect(p);
+    expect(p.update({ policies: [{ type: 'sreBreaker', windowMs: 20_000 }] })).toBe(false);
+    expect(events).toMatchObject([{ type: 'configRejected', reason: 'invalid', issues: [{ path: 'policies[0].windowMs' }] }]);
+    expect(p.update({ policies: [{ type: 'sreBreaker', windowMs: 10_000, k: 3 }] })).toBe(true);
+  });
+
+  it('a strategy config is refused under its strategy option path', () => {
+    const p = fromConfig({ strategy: 'guardedRetry', breaker: { windowMs: 10_000 } });
+    const events = collect(p);
+    expect(p.update({ strategy: 'guardedRetry', timeoutMs: 7, breaker: { windowMs: 20_000 } })).toBe(false);
+    expect(events).toMatchObject([{ type: 'configRejected', reason: 'invalid', issues: [{ path: 'breaker.windowMs' }] }]);
+    expect((p.pipeline.policies[0] as unknown as { ms: number }).ms).toBe(1_000);
   });
 });

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DeadlineTimer, deadlineTimerOf, isClock, systemClock } from '../../lib/clock.js';
+import { DeadlineTimer, deadlineTimerOf, isClock, systemClock, type DeadlineEntry } from '../../lib/clock.js';
 import { circuitBreaker, retry, timeout, TimeoutError } from '../../api/index.js';
-import { TestClock } from '../../lib/testing.js';
+import { seededRandom, TestClock } from '../../lib/testing.js';
 import { runs } from '../helpers/fuzz.js';
+
+const START = 1_700_000_000_000;
 
 describe('systemClock under fake timers', () => {
   afterEach(() => {
@@ -210,5 +212,160 @@ describe('DeadlineTimer', () => {
     await clock.advance(200);
     expect(log).toEqual([200]);
     expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe('DeadlineTimer: one timer, a min-heap of entries', () => {
+  function entry(at: number, log: number[]): DeadlineEntry {
+    return { at, heapIndex: -1, expire: () => log.push(at) };
+  }
+
+  it('expires entries in time order, each at its own time, with one timer armed', async () => {
+    const clock = new TestClock(START);
+    const t = new DeadlineTimer(clock);
+    const log: number[] = [];
+    const fired: number[] = [];
+    for (const d of [50, 10, 30, 20, 40, 60, 5]) {
+      t.add({ at: START + d, heapIndex: -1, expire: () => (log.push(d), fired.push(clock.now() - START)) });
+    }
+    expect(t.size).toBe(7);
+    expect(clock.armedTimers).toBe(1);
+    await clock.advance(4);
+    expect(log).toEqual([]);
+    await clock.advance(1);
+    expect(log).toEqual([5]);
+    await clock.advance(100);
+    expect(log).toEqual([5, 10, 20, 30, 40, 50, 60]);
+    expect(fired).toEqual([5, 10, 20, 30, 40, 50, 60]);
+    expect(t.size).toBe(0);
+    expect(clock.armedTimers).toBe(0);
+  });
+
+  it('removal anywhere in the heap keeps the order; removed entries never expire; removing twice is harmless', async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const clock = new TestClock(START);
+      const t = new DeadlineTimer(clock);
+      const random = seededRandom(seed);
+      const log: number[] = [];
+      const entries = Array.from({ length: 200 }, () => entry(START + 1 + Math.floor(random() * 10_000), log));
+      for (const e of entries) t.add(e);
+      const removed = new Set<DeadlineEntry>();
+      for (let k = 0; k < 100; k++) {
+        const e = entries[Math.floor(random() * entries.length)]!;
+        t.remove(e);
+        expect(e.heapIndex).toBe(-1);
+        removed.add(e);
+      }
+      expect(t.size).toBe(200 - removed.size);
+      const kept = entries.filter((e) => !removed.has(e)).map((e) => e.at);
+      await clock.advance(20_000);
+      expect(log).toEqual([...kept].sort((a, b) => a - b));
+      expect(t.size).toBe(0);
+    }
+  });
+
+  it('an expired entry is out of the heap; removing it after is harmless', async () => {
+    const clock = new TestClock(START);
+    const t = new DeadlineTimer(clock);
+    const log: number[] = [];
+    const a = entry(START + 10, log);
+    const b = entry(START + 20, log);
+    t.add(a);
+    t.add(b);
+    await clock.advance(10);
+    expect(a.heapIndex).toBe(-1);
+    t.remove(a);
+    expect(t.size).toBe(1);
+    expect(b.heapIndex).toBe(0);
+    await clock.advance(10);
+    expect(log).toEqual([START + 10, START + 20]);
+  });
+
+  it('an earlier entry re-arms the one timer; a later one does not', () => {
+    const clock = new TestClock(START);
+    const t = new DeadlineTimer(clock);
+    const log: number[] = [];
+    t.add(entry(START + 100, log));
+    t.add(entry(START + 200, log));
+    expect(clock.armedTimers).toBe(1);
+    t.add(entry(START + 50, log));
+    expect(clock.armedTimers).toBe(1);
+    expect(clock.pendingTimers).toBe(1);
+  });
+
+  it('an empty heap unrefs the timer instead of clearing it; the next entry refs it again', async () => {
+    const clock = new TestClock(START);
+    const t = new DeadlineTimer(clock);
+    const log: number[] = [];
+    const a = entry(START + 100, log);
+    t.add(a);
+    t.remove(a);
+    expect(clock.pendingTimers).toBe(0);
+    expect(clock.armedTimers).toBe(1);
+    // a later entry reuses the armed timer and refs it
+    const b = entry(START + 150, log);
+    t.add(b);
+    expect(clock.pendingTimers).toBe(1);
+    expect(clock.armedTimers).toBe(1);
+    t.remove(b);
+    expect(clock.pendingTimers).toBe(0);
+    // the idle timer fires with nothing due and disarms
+    await clock.advance(100);
+    expect(clock.armedTimers).toBe(0);
+    expect(log).toEqual([]);
+    // then the next entry arms a fresh timer
+    const c = entry(START + 130, log);
+    t.add(c);
+    expect(clock.pendingTimers).toBe(1);
+    await clock.advance(30);
+    expect(log).toEqual([START + 130]);
+  });
+
+  it('re-arming from idle for an earlier entry leaves the idle state: emptying again unrefs', () => {
+    const clock = new TestClock(START);
+    const t = new DeadlineTimer(clock);
+    const log: number[] = [];
+    const a = entry(START + 100, log);
+    t.add(a);
+    t.remove(a); // idle, unref'd timer at +100
+    const b = entry(START + 50, log); // earlier: a fresh timer
+    t.add(b);
+    expect(clock.armedTimers).toBe(1);
+    expect(clock.pendingTimers).toBe(1);
+    t.remove(b);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('the timer firing early for a removed root re-arms for the next entry', async () => {
+    const clock = new TestClock(START);
+    const t = new DeadlineTimer(clock);
+    const log: number[] = [];
+    const a = entry(START + 10, log);
+    t.add(a);
+    t.add(entry(START + 40, log));
+    t.remove(a); // the timer stays armed at +10
+    await clock.advance(10);
+    expect(log).toEqual([]);
+    expect(clock.pendingTimers).toBe(1); // re-armed for +40
+    await clock.advance(30);
+    expect(log).toEqual([START + 40]);
+    expect(clock.armedTimers).toBe(0);
+  });
+
+  it('an entry already due expires on the next turn of the clock', async () => {
+    const clock = new TestClock(START);
+    const t = new DeadlineTimer(clock);
+    const log: number[] = [];
+    t.add(entry(START - 50, log));
+    await clock.advance(0);
+    expect(log).toEqual([START - 50]);
+  });
+
+  it('deadlineTimerOf gives one timer per clock', () => {
+    const c1 = new TestClock(START);
+    const c2 = new TestClock(START);
+    expect(deadlineTimerOf(c1)).toBe(deadlineTimerOf(c1));
+    expect(deadlineTimerOf(c1)).not.toBe(deadlineTimerOf(c2));
+    expect(deadlineTimerOf(c1)).toBeInstanceOf(DeadlineTimer);
   });
 });

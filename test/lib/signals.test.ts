@@ -1,5 +1,6 @@
+import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { healthOf, policy } from '../../api/index.js';
+import { healthOf, policy, type PolicyEvent } from '../../api/index.js';
 import { processCpu } from '../../lib/signals.js';
 import { TestClock } from '../../lib/testing.js';
 
@@ -40,5 +41,74 @@ describe('processCpu where the runtime has no process CPU figure', () => {
     } finally {
       process.cpuUsage = saved;
     }
+  });
+});
+
+describe('healthOf: successes over counted outcomes', () => {
+  it('ignores rejected, fallback and non-outcome events; a timeout counts as a failure; 10 s window by default', async () => {
+    const clock = new TestClock(START);
+    const events$ = new Subject<PolicyEvent>();
+    const health = healthOf({ events$ }, { clock });
+    const outcome = (result: 'success' | 'failure' | 'rejected' | 'timeout' | 'fallback'): void =>
+      events$.next({ type: 'outcome', policy: 'p', result, durationMs: 1 });
+    outcome('rejected');
+    outcome('fallback');
+    events$.next({ type: 'degraded', policy: 'p', action: 'custom', signals: {} });
+    expect(health.value()).toBe(1); // nothing counted yet
+    outcome('success');
+    outcome('timeout');
+    outcome('success');
+    outcome('failure');
+    expect(health.value()).toBe(0.5); // 2 of 4
+    outcome('rejected');
+    outcome('fallback');
+    expect(health.value()).toBe(0.5);
+    await clock.advance(9_999);
+    expect(health.value()).toBe(0.5);
+    await clock.advance(1);
+    expect(health.value()).toBe(1); // the window has passed
+    health.dispose();
+    expect(events$.observed).toBe(false);
+  });
+});
+
+describe('processCpu: sampling on the clock', () => {
+  /** Spins until this process has used at least `ms` of CPU. */
+  function burn(ms: number): void {
+    const start = process.cpuUsage();
+    for (;;) {
+      const u = process.cpuUsage(start);
+      if ((u.user + u.system) / 1_000 >= ms) return;
+    }
+  }
+
+  it('samples at most once per sampleMs (1 s by default), exactly at the boundary', async () => {
+    const clock = new TestClock(START);
+    const cpu = processCpu({ clock });
+    burn(20);
+    await clock.advance(999);
+    expect(cpu.value()).toBe(0); // not yet sampled
+    await clock.advance(1);
+    const v = cpu.value();
+    expect(v).toBeGreaterThan(0); // ≥ 20 ms of CPU over 1000 ms
+    expect(v).toBeLessThanOrEqual(1);
+    // between samples the last value is returned, however much CPU is used
+    burn(20);
+    expect(cpu.value()).toBe(v);
+    await clock.advance(999);
+    expect(cpu.value()).toBe(v);
+  });
+
+  it('without a clock it reads the wall clock: 0 before its first sample', () => {
+    expect(processCpu().value()).toBe(0);
+    expect(processCpu({ sampleMs: 60_000 }).value()).toBe(0);
+  });
+
+  it('caps at 1 when more CPU was used than clock time passed', async () => {
+    const clock = new TestClock(START);
+    const cpu = processCpu({ clock, sampleMs: 5 });
+    burn(15);
+    await clock.advance(5);
+    expect(cpu.value()).toBe(1);
   });
 });

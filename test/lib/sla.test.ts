@@ -3,8 +3,11 @@ import {
   allowedDowntime,
   availabilityNines,
   combinedAvailability,
+  DEGRADE_THRESHOLDS,
   degradeDecision,
+  DYNAMIC_THRESHOLD_WEIGHTS,
   dynamicThreshold,
+  RTO_BASE_DELAY_MS,
   rtoMax,
   shouldDegrade,
   sloRetryBudget,
@@ -119,5 +122,145 @@ describe('availability conversions', () => {
     // 99.99 % of a 365.25-day year: 0.0001 × 525,960 min = 52.596 min
     expect(allowedDowntime(0.9999, YEAR_MS) / 60_000).toBeCloseTo(52.596, 3);
     expect(allowedDowntime(0.999, 30 * 86_400_000) / 60_000).toBeCloseTo(43.2, 9);
+  });
+});
+
+describe('sla: combinedAvailability edges', () => {
+  it('accepts the ends of [0, 1] for availability and overlap', () => {
+    // 1 − (1 − 0)·1 = 0; 1 − (1 − 1)·1 = 1; 1 − (1 − 0)·0 = 1
+    expect(combinedAvailability([{ availability: 0, overlap: 1 }])).toBe(0);
+    expect(combinedAvailability([{ availability: 1, overlap: 1 }])).toBe(1);
+    expect(combinedAvailability([{ availability: 0, overlap: 0 }])).toBe(1);
+    // three parts: (0.5·0.5)·(0.5·1)·(0.5·0.5) = 0.03125
+    expect(
+      combinedAvailability([
+        { availability: 0.5, overlap: 0.5 },
+        { availability: 0.5, overlap: 1 },
+        { availability: 0.5, overlap: 0.5 },
+      ]),
+    ).toBe(1 - 0.03125);
+  });
+
+  it('names the part and the value it rejects', () => {
+    expect(() => combinedAvailability([])).toThrow('combinedAvailability needs at least one part');
+    expect(() => combinedAvailability([{ availability: 0.9, overlap: 1 }, { availability: 0.9, overlap: 1.5 }])).toThrow(
+      new RangeError('parts[1].overlap must lie in [0, 1], got 1.5'),
+    );
+    expect(() => combinedAvailability([{ availability: -0.01, overlap: 1 }])).toThrow(new RangeError('parts[0].availability must lie in [0, 1], got -0.01'));
+    expect(() => combinedAvailability([{ availability: Number.NaN, overlap: 1 }])).toThrow(RangeError);
+    expect(() => combinedAvailability([{ availability: 0.5, overlap: Number.NaN }])).toThrow(RangeError);
+  });
+});
+
+describe('sla: rtoMax edges', () => {
+  it('base delays are open 6000, half-open 1000, closed 0', () => {
+    expect(RTO_BASE_DELAY_MS).toEqual({ open: 6_000, 'half-open': 1_000, closed: 0 });
+    // errorLatency 0 leaves only the base delay
+    expect(rtoMax({ state: 'open', errorLatencyMs: 0, recoveryRate: 0.5 })).toBe(6_000);
+    expect(rtoMax({ state: 'half-open', errorLatencyMs: 0, recoveryRate: 0.5 })).toBe(1_000);
+  });
+
+  it('a partial baseDelayMs falls back per state, and a given 0 is kept', () => {
+    // half-open is not given: its default 1000 applies; r = 1 → denominator 1
+    expect(rtoMax({ state: 'half-open', errorLatencyMs: 100, recoveryRate: 1, baseDelayMs: { open: 10 } })).toBe(1_100);
+    // an explicit 0 is not replaced by the default 6000
+    expect(rtoMax({ state: 'open', errorLatencyMs: 100, recoveryRate: 1, baseDelayMs: { open: 0 } })).toBe(100);
+  });
+
+  it('a recovery rate over 1 counts as 1; probes shape the denominator', () => {
+    expect(rtoMax({ state: 'closed', errorLatencyMs: 500, recoveryRate: 1.5 })).toBe(500);
+    // 1 − 0.5² = 0.75 → 300 / 0.75 = 400
+    expect(rtoMax({ state: 'closed', errorLatencyMs: 300, recoveryRate: 0.5, probes: 2 })).toBe(400);
+    // default probes 3: 1 − 0.5³ = 0.875 → 350 / 0.875 = 400
+    expect(rtoMax({ state: 'closed', errorLatencyMs: 350, recoveryRate: 0.5 })).toBe(400);
+  });
+
+  it('rejects bad inputs with their values, before the Infinity answer', () => {
+    expect(() => rtoMax({ state: 'open', errorLatencyMs: -1, recoveryRate: 0.5 })).toThrow(new RangeError('errorLatencyMs must be >= 0, got -1'));
+    expect(() => rtoMax({ state: 'open', errorLatencyMs: -1, recoveryRate: 0 })).toThrow(RangeError);
+    expect(() => rtoMax({ state: 'open', errorLatencyMs: Number.NaN, recoveryRate: 0.5 })).toThrow(RangeError);
+    expect(() => rtoMax({ state: 'open', errorLatencyMs: 1, recoveryRate: 0.5, probes: 0 })).toThrow(new RangeError('probes must be an integer >= 1, got 0'));
+    expect(() => rtoMax({ state: 'open', errorLatencyMs: 1, recoveryRate: 0, probes: 0 })).toThrow(RangeError);
+    expect(() => rtoMax({ state: 'open', errorLatencyMs: 1, recoveryRate: 0.5, probes: 1.5 })).toThrow(/probes/);
+  });
+});
+
+describe('sla: sloRetryBudget edges', () => {
+  it('each default on its own: window 60000, fraction 0.1, cap 3', () => {
+    // cost = max(100, 2·500) = 1000
+    expect(sloRetryBudget({ p99Ms: 500, maxRetries: 100 })).toBe(6); // 0.1·60000 / 1000
+    expect(sloRetryBudget({ p99Ms: 500, fraction: 0.5, maxRetries: 100 })).toBe(30); // 0.5·60000 / 1000
+    expect(sloRetryBudget({ p99Ms: 500, sloWindowMs: 10_000, maxRetries: 100 })).toBe(1); // 0.1·10000 / 1000
+    expect(sloRetryBudget({ p99Ms: 500 })).toBe(3); // 6 capped at 3
+    expect(sloRetryBudget({ p99Ms: 700, maxRetries: 100 })).toBe(4); // floor(6000 / 1400 = 4.28)
+  });
+
+  it('the 100 ms cost floor and twice the p99 above it', () => {
+    // 1 × 1000 ms of budget: p99 40 → cost max(100, 80) = 100 → 10; p99 60 → 120 → floor(8.33) = 8
+    expect(sloRetryBudget({ p99Ms: 40, sloWindowMs: 1_000, fraction: 1, maxRetries: 100 })).toBe(10);
+    expect(sloRetryBudget({ p99Ms: 60, sloWindowMs: 1_000, fraction: 1, maxRetries: 100 })).toBe(8);
+    expect(sloRetryBudget({ p99Ms: 0, sloWindowMs: 1_000, fraction: 1, maxRetries: 100 })).toBe(10);
+  });
+
+  it('never negative, and rejects a negative p99 naming it', () => {
+    expect(sloRetryBudget({ p99Ms: 100, maxRetries: 0 })).toBe(0);
+    expect(sloRetryBudget({ p99Ms: 100, maxRetries: -2 })).toBe(0);
+    expect(sloRetryBudget({ p99Ms: 100, fraction: 0 })).toBe(0);
+    expect(() => sloRetryBudget({ p99Ms: -1 })).toThrow(new RangeError('p99Ms must be >= 0, got -1'));
+    expect(() => sloRetryBudget({ p99Ms: Number.NaN })).toThrow(RangeError);
+  });
+});
+
+describe('sla: dynamicThreshold edges', () => {
+  it('each weight multiplies its own term', () => {
+    expect(DYNAMIC_THRESHOLD_WEIGHTS).toEqual({ rps: 0.3, error: 0.5, probe: 0.2 });
+    // load 0.5, error 0.5, distrust 0.5 with weights 0.1, 0.2, 0.4: 0.05 + 0.1 + 0.2
+    expect(dynamicThreshold({ rps: 50, baseRps: 100, errorRate: 0.5, probeSuccessRate: 0.5 }, { rps: 0.1, error: 0.2, probe: 0.4 })).toBeCloseTo(0.35, 12);
+    // only the probe term: 0.2 × (1 − 0.25) = 0.15
+    expect(dynamicThreshold({ rps: 0, baseRps: 100, errorRate: 0, probeSuccessRate: 0.25 })).toBeCloseTo(0.15, 12);
+    // load exactly at base: 0.3 × 1
+    expect(dynamicThreshold({ rps: 100, baseRps: 100, errorRate: 0, probeSuccessRate: 1 })).toBeCloseTo(0.3, 12);
+  });
+
+  it('a negative rps counts as no load; baseRps must be > 0', () => {
+    expect(dynamicThreshold({ rps: -500, baseRps: 100, errorRate: 0, probeSuccessRate: 1 })).toBe(0);
+    expect(() => dynamicThreshold({ rps: 1, baseRps: 0, errorRate: 0, probeSuccessRate: 1 })).toThrow(new RangeError('baseRps must be > 0, got 0'));
+  });
+});
+
+describe('sla: the decision tree exactly at its thresholds', () => {
+  it('the seed thresholds are the defaults', () => {
+    expect(DEGRADE_THRESHOLDS).toEqual({ qpsHigh: 5_000, qpsMid: 2_000, cpuHigh: 0.85, cpuCritical: 0.92, healthyMin: 0.9 });
+  });
+
+  it.each([
+    // qps exactly qpsHigh is medium traffic: hot CPU under cpuCritical and a sick downstream do not degrade
+    [{ qps: 5_000, cpu: 0.9, healthyRatio: 0.5 }, 'none'],
+    [{ qps: 5_000, cpu: 0.95, healthyRatio: 1 }, 'limitAndSample'],
+    [{ qps: 5_001, cpu: 0.86, healthyRatio: 1 }, 'shedNonCore'],
+    [{ qps: 5_001, cpu: 0.85, healthyRatio: 0.9 }, 'none'],
+    [{ qps: 5_001, cpu: 0.5, healthyRatio: 0.89 }, 'serveFromCache'],
+    // CPU is asked first
+    [{ qps: 5_001, cpu: 0.9, healthyRatio: 0.1 }, 'shedNonCore'],
+    // qps just over qpsMid with critical CPU
+    [{ qps: 2_001, cpu: 0.93, healthyRatio: 1 }, 'limitAndSample'],
+    [{ qps: 2_000, cpu: 0.93, healthyRatio: 1 }, 'none'],
+  ] as const)('default thresholds: %j → %s', (signals, action) => {
+    expect(degradeDecision(signals)).toEqual({ degrade: action !== 'none', action });
+    expect(shouldDegrade(signals)).toBe(action !== 'none');
+  });
+});
+
+describe('sla: conversions at the ends', () => {
+  it('nines of 0 and 0.9995; downtime of 1 and 0; the default period is a 365.25-day year', () => {
+    expect(availabilityNines(0) + 0).toBe(0);
+    expect(availabilityNines(0.9995)).toBeCloseTo(3.30103, 5);
+    expect(() => availabilityNines(1.5)).toThrow(new RangeError('availability must lie in [0, 1], got 1.5'));
+    expect(YEAR_MS).toBe(31_557_600_000);
+    expect(allowedDowntime(1, 1_000)).toBe(0);
+    expect(allowedDowntime(0, 1_000)).toBe(1_000);
+    expect(allowedDowntime(0.5)).toBe(15_778_800_000);
+    expect(() => allowedDowntime(0.5, 0)).toThrow(new RangeError('periodMs must be > 0, got 0'));
+    expect(() => allowedDowntime(-0.5, 10)).toThrow(/availability/);
   });
 });

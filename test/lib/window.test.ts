@@ -133,3 +133,17 @@ describe('RollingWindow against a naive model', () => {
     );
   });
 });
+
+describe('window: from the survivors', () => {
+  it('a lazy window (one bucket recorded) reads its sums from a later bucket still in view', () => {
+    const w = new RollingWindow(4, 100, 0);
+    w.add(10, 1, 2, 3);
+    w.read(150);
+    expect([w.v0, w.v1, w.v2]).toEqual([1, 2, 3]);
+    w.read(399);
+    expect([w.v0, w.v1, w.v2]).toEqual([1, 2, 3]);
+    w.read(400);
+    expect([w.v0, w.v1, w.v2]).toEqual([0, 0, 0]);
+    expect([w.count(0, 3, 0), w.count(0, 3, 1), w.count(0, 3, 2)]).toEqual([1, 2, 3]);
+  });
+});

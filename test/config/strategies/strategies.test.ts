@@ -1,8 +1,14 @@
+import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { AdaptiveLimiterPolicy, ConfigError, constant, exponential, fromConfig, PipelineConfigSchema, RetryPolicy, strategies, TimeoutPolicy, tokenBudget, type RetryBudget } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
+import { collect } from '../../helpers/breakers.js';
+import { track } from '../../helpers/track.js';
 
 const START = 1_700_000_000_000;
+const T0 = START;
+
+const never = () => new Promise<never>(() => {});
 
 /** Runs a call that always fails and returns the clock times (from START) of its attempts. */
 async function attempts(p: { execute: (op: () => Promise<never>, o?: { key: string }) => Promise<unknown> }, clock: TestClock): Promise<number[]> {
@@ -161,5 +167,37 @@ describe('strategies (the code form)', () => {
     expect(() => fromConfig({ strategy: 'standard', concurrency: { initialLimit: 500 }, fallback: 'f' }, { f: () => null })).toThrow(/concurrency\.initialLimit: must be between/);
     expect(() => fromConfig({ strategy: 'standard', concurrency: { isOverload: 'nope' }, fallback: 'f' }, { f: () => null })).toThrow(/no handler named "nope"/);
     expect(PipelineConfigSchema.safeParse({ strategy: 'standard', concurrency: { limit: 3 }, fallback: 'f' }).success).toBe(false);
+  });
+});
+
+describe('config/strategies/strategies.ts: code options', () => {
+  it('keeps an object defaultValue as given, and lifts functions into handlers', async () => {
+    const { strategies } = await import('../../../api/index.js');
+    const clock = new TestClock(T0);
+    const d = new Date(0);
+    const p = strategies.errorCountTrip({ defaultValue: d, clock });
+    expect(await p.execute(() => Promise.reject(new Error('x')))).toBe(d);
+    // an Observable (a class instance, not plain data) is passed on as itself, by a generated name
+    const load = new BehaviorSubject(0);
+    const ad = strategies.adaptiveDegrade({ fallback: () => 'f', signals: { cpu: load }, clock });
+    expect(ad.config[1]).toMatchObject({ signals: { cpu: expect.stringMatching(/^\$fn/) } });
+    // each function gets its own name, arrays included
+    const chain = strategies.fallbackChain({ fallbacks: [() => Promise.reject(new Error('first')), () => 'second'], clock });
+    expect(await chain.execute(() => Promise.reject(new Error('x')), { key: 'none' })).toBe('second');
+    // the random source reaches the retry: full jitter of the default 100 ms backoff, at 0.5, is 50 ms
+    const brClock = new TestClock(T0);
+    const br = strategies.boundedRetry({ maxAttempts: 2, random: () => 0.5, clock: brClock });
+    const brEvents = collect(br);
+    const run = br.execute(() => Promise.reject(new Error('x'))).catch(() => undefined);
+    await brClock.runAll();
+    await run;
+    expect(brEvents.filter((e) => e.type === 'retry').map((e) => (e as { delayMs: number }).delayMs)).toEqual([50]);
+    const plain = { a: [1] };
+    const q = strategies.fallbackChain({ defaultValue: plain, clock });
+    expect(await q.execute(() => Promise.reject(new Error('x')))).toBe(plain);
+    const s = strategies.standard({ timeoutMs: 5, maxAttempts: 1, fallback: (e) => `fb:${(e as Error).name}`, clock });
+    const r = track(s.execute(never), clock);
+    await clock.advance(5);
+    expect(r.now).toEqual({ ok: true, value: 'fb:TimeoutError', at: T0 + 5 });
   });
 });

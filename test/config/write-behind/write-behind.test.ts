@@ -1,8 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, fromConfig, isWriteQueue, memoryWriteQueue, strategies, WriteBehind, type PolicyEvent } from '../../../api/index.js';
+import { BrokenCircuitError, ConfigError, fromConfig, isConfigError, memoryWriteQueue, strategies, WriteBehind, type PolicyEvent } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
+import { collect } from '../../helpers/breakers.js';
+
+/** The issues of the ConfigError that `f` throws. */
+function issuesOf(f: () => unknown): { path: string; message: string }[] {
+  try {
+    f();
+  } catch (e) {
+    if (isConfigError(e)) return e.issues.map((i) => ({ path: i.path, message: i.message }));
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+}
 
 const START = 1_700_000_000_000;
+const T0 = START;
 
 interface Order {
   customer: string;
@@ -123,26 +136,151 @@ describe('writeBehind', () => {
   });
 });
 
-describe('write queues', () => {
-  const fn = async () => undefined;
+describe('config/write-behind: events, defaults, order and batches', () => {
+  const down = () => Promise.reject(new Error('down'));
 
-  it('isWriteQueue: an object with push, peek and ack functions, nothing less', () => {
-    expect(isWriteQueue(memoryWriteQueue())).toBe(true);
-    expect(isWriteQueue({ push: fn, peek: fn, ack: fn })).toBe(true);
-    for (const q of [null, undefined, 'queue', fn, { peek: fn, ack: fn }, { push: fn, ack: fn }, { push: fn, peek: fn }, { push: fn, peek: fn, ack: 'ack' }]) {
-      expect(isWriteQueue(q)).toBe(false);
-    }
-    expect(() => strategies.writeBehind({ deliver: fn, store: { push: fn, peek: fn } as never })).toThrow('store: expected a WriteQueue (push, peek, ack)');
+  it('defaults: named "writeBehind", a 1000 ms timeout, replays every 1000 ms; ids carry the time and a sequence', async () => {
+    const { writeBehind } = await import('../../../api/index.js');
+    const clock = new TestClock(T0);
+    let up = false;
+    const got: number[] = [];
+    const w = writeBehind<number>({ deliver: (n) => (up ? void got.push(n) : down()), clock, random: () => 0 });
+    expect(w.name).toBe('writeBehind');
+    expect(w.pipeline.policies.map((p) => p.name)).toEqual(['writeBehind.timeout', 'writeBehind.breaker']);
+    expect((w.pipeline.policies[0] as unknown as { ms: number }).ms).toBe(1_000);
+    const events = collect(w);
+    const r1 = await w.write(1);
+    const r2 = await w.write(2, { key: 'k' });
+    expect(r1).toEqual({ status: 'queued', id: `${T0.toString(36)}-0-0` });
+    expect(r2).toEqual({ status: 'queued', id: `${T0.toString(36)}-1-0` });
+    expect(events.filter((e) => e.type === 'writeQueued')).toEqual([
+      { type: 'writeQueued', policy: 'writeBehind', id: r1.id, key: '' },
+      { type: 'writeQueued', policy: 'writeBehind', id: r2.id, key: 'k' },
+    ]);
+    up = true;
+    await clock.advance(999);
+    expect(got).toEqual([]);
+    await clock.advance(1);
+    expect(got).toEqual([1, 2]);
+    expect(events.filter((e) => e.type === 'replayed')).toEqual([
+      { type: 'replayed', policy: 'writeBehind', id: r1.id, key: '' },
+      { type: 'replayed', policy: 'writeBehind', id: r2.id, key: 'k' },
+    ]);
+    expect(clock.pendingTimers).toBe(0);
   });
 
-  it('memoryWriteQueue: acks remove exactly the write named, an unknown id nothing', async () => {
-    const q = memoryWriteQueue();
-    for (const id of ['a', 'b', 'c']) await q.push({ id, key: 'k', payload: { id }, queuedAt: 0 });
-    await q.ack('b');
-    await q.ack('zz');
-    expect((await q.peek(10)).map((w) => w.id)).toEqual(['a', 'c']);
-    await q.ack('a');
-    expect((await q.peek(10)).map((w) => w.id)).toEqual(['c']);
-    expect(await q.peek(0)).toEqual([]);
+  it('a replay round takes at most `batch` writes; the next round takes the rest', async () => {
+    const { writeBehind } = await import('../../../api/index.js');
+    const clock = new TestClock(T0);
+    let up = false;
+    const got: number[] = [];
+    const w = writeBehind<number>({ deliver: (n) => (up ? void got.push(n) : down()), batch: 2, replayIntervalMs: 10, breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
+    for (let n = 1; n <= 5; n++) await w.write(n, { key: `k${n}` });
+    up = true;
+    await clock.advance(10);
+    expect(got).toEqual([1, 2]);
+    await clock.advance(10);
+    expect(got).toEqual([1, 2, 3, 4]);
+    await clock.advance(10);
+    expect(got).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('counts the writes still waiting per key as a round replays some of them', async () => {
+    const { writeBehind } = await import('../../../api/index.js');
+    const clock = new TestClock(T0);
+    let up = false;
+    const got: number[] = [];
+    const w = writeBehind<number>({ deliver: (n) => (up ? void got.push(n) : down()), keyOf: () => 'a', batch: 1, replayIntervalMs: 10, breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
+    for (let n = 1; n <= 3; n++) await w.write(n);
+    up = true;
+    await clock.advance(10);
+    expect(got).toEqual([1]);
+    expect(w.queued).toBe(2);
+    // key 'a' still has writes waiting: a new one queues behind them
+    await expect(w.write(4)).resolves.toMatchObject({ status: 'queued' });
+    await clock.advance(30);
+    expect(got).toEqual([1, 2, 3, 4]);
+    expect(w.queued).toBe(0);
+  });
+
+  it('a write that fails in a round holds back later writes of its key only', async () => {
+    const { writeBehind } = await import('../../../api/index.js');
+    const clock = new TestClock(T0);
+    let up = false;
+    const got: string[] = [];
+    const w = writeBehind<string>({
+      deliver: (s) => (up && s !== 'a1' ? void got.push(s) : down()),
+      keyOf: (s) => s[0]!,
+      replayIntervalMs: 10,
+      breaker: { protection: 1_000, tripFailures: 1_000 },
+      clock,
+    });
+    for (const s of ['a1', 'a2', 'b1']) await w.write(s);
+    up = true;
+    await clock.advance(10);
+    expect(got).toEqual(['b1']);
+    expect(w.queued).toBe(2);
+  });
+
+  it('a round ends at an open breaker', async () => {
+    const { writeBehind } = await import('../../../api/index.js');
+    const clock = new TestClock(T0);
+    let calls = 0;
+    const w = writeBehind<string>({
+      deliver: () => {
+        calls++;
+        return Promise.reject(new BrokenCircuitError('downstream'));
+      },
+      keyOf: (s) => s,
+      replayIntervalMs: 10,
+      breaker: { protection: 1_000, tripFailures: 1_000 },
+      clock,
+    });
+    for (const s of ['a', 'b', 'c']) await w.write(s);
+    expect(calls).toBe(3);
+    await clock.advance(10);
+    expect(calls).toBe(4);
+  });
+
+  it('a successful direct write starts a replay at once when writes are waiting', async () => {
+    const { writeBehind } = await import('../../../api/index.js');
+    const clock = new TestClock(T0);
+    let up = false;
+    const got: string[] = [];
+    const w = writeBehind<string>({ deliver: (s) => (up ? void got.push(s) : down()), keyOf: (s) => s, replayIntervalMs: 60_000, breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
+    await w.write('a');
+    up = true;
+    await w.write('b');
+    await w.replay();
+    expect(got).toEqual(['b', 'a']);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('an aborted write throws instead of queueing; a closed writer schedules nothing', async () => {
+    const { writeBehind } = await import('../../../api/index.js');
+    const clock = new TestClock(T0);
+    const w = writeBehind<string>({ deliver: () => down(), breaker: { protection: 1_000, tripFailures: 1_000 }, clock });
+    const ac = new AbortController();
+    ac.abort(new Error('gone'));
+    await expect(w.write('x', { signal: ac.signal })).rejects.toBe(ac.signal.reason);
+    expect(w.queued).toBe(0);
+    w.close();
+    await expect(w.write('y')).resolves.toMatchObject({ status: 'queued' });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('from config: a store that is not a WriteQueue and a missing keyOf are listed; env clock is used', async () => {
+    expect(issuesOf(() => fromConfig({ strategy: 'writeBehind', deliver: 'd', keyOf: 'k', store: 's' }, { d: () => 1, s: {} }))).toEqual([
+      { path: 'keyOf', message: 'no handler named "k" was given' },
+      { path: 'store', message: 'handler "s" must be a WriteQueue (push, peek, ack)' },
+    ]);
+    expect(issuesOf(() => fromConfig({ strategy: 'writeBehind', deliver: 'd', batch: 0 }, { d: () => 1 }))).toEqual([{ path: 'batch', message: 'expected an integer >= 1' }]);
+    const clock = new TestClock(T0);
+    const w = fromConfig({ strategy: 'writeBehind', deliver: 'd', name: 'outbox', replayIntervalMs: 7 }, { d: () => down() }, { clock, random: () => 0 });
+    expect(w.name).toBe('outbox');
+    const r = await w.write(1);
+    expect(r.id).toBe(`${T0.toString(36)}-0-0`);
+    expect(clock.pendingTimers).toBe(1);
+    w.close();
   });
 });

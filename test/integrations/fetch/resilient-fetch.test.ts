@@ -5,7 +5,7 @@ import { TestClock } from '../../../lib/testing.js';
 import { fallback } from '../../../policies/fallback/index.js';
 import { constant, retry } from '../../../policies/retry/index.js';
 import { timeout } from '../../../policies/timeout/index.js';
-import { HttpStatusError, isHttpStatusError, parseRetryAfter, resilientFetch } from '../../../integrations/fetch/index.js';
+import { HttpStatusError, isHttpStatusError, resilientFetch } from '../../../integrations/fetch/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { listen, until, type LocalServer } from '../helpers/http-server.js';
 
@@ -31,25 +31,6 @@ const status =
     res.writeHead(code, headers);
     res.end(body);
   };
-
-describe('parseRetryAfter', () => {
-  it('reads delay-seconds and HTTP-dates against the given now', () => {
-    const now = Date.parse('Sun, 29 Nov 2026 16:00:00 GMT');
-    expect(parseRetryAfter('2', now)).toBe(2_000);
-    expect(parseRetryAfter(' 0 ', now)).toBe(0);
-    expect(parseRetryAfter('Sun, 29 Nov 2026 16:00:05 GMT', now)).toBe(5_000);
-    expect(parseRetryAfter('Sun, 29 Nov 2026 15:00:00 GMT', now)).toBe(0);
-    for (const bad of [null, undefined, '', '-1', '1.5', 'soon', '1e3']) expect(parseRetryAfter(bad, now)).toBeUndefined();
-  });
-
-  it('reads a date written in capitals, and no date lies before the given now', () => {
-    const now = Date.parse('Sun, 29 Nov 2026 16:00:00 GMT');
-    expect(parseRetryAfter('SUN, 29 NOV 2026 16:00:05 GMT', now)).toBe(5_000);
-    expect(parseRetryAfter('Sun, 29 Nov 2026 16:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('Sun, 29 Nov 2026 16:00:01 GMT', now + 1_000)).toBe(0);
-    expect(parseRetryAfter('   ', now)).toBeUndefined();
-  });
-});
 
 describe('HttpStatusError', () => {
   it('is named, coded and worded after the response', async () => {

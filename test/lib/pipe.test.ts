@@ -1,10 +1,14 @@
 import { handleAll, retry as cockatielRetry } from 'cockatiel';
 import { EMPTY } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, executeWith, fallback, pipe, policy, retry, RUN, runNext, systemClock, timeout, TimeoutError, constant, type Chain, type ExecutionContext, type Operation } from '../../api/index.js';
+import { ConfigError, executeWith, fallback, isTimeoutError, pipe, policy, retry, RUN, runNext, systemClock, timeout, TimeoutError, constant, type Chain, type ExecutionContext, type Operation } from '../../api/index.js';
 import { TestClock } from '../../lib/testing.js';
+import { track } from '../helpers/track.js';
 
 const START = 1_700_000_000_000;
+const T0 = START;
+
+const never = () => new Promise<never>(() => {});
 
 describe('composition order', () => {
   it('timeout then retry gives each attempt its own timeout', async () => {
@@ -133,5 +137,31 @@ describe('pipe and policy() refuse what is not a policy', () => {
   it('policy(options) refuses an unknown option or an ill-typed one', () => {
     expect(issuesOf(() => policy({ clok: new TestClock(START) } as never))).toEqual([{ path: 'clok', message: 'unknown option' }]);
     expect(issuesOf(() => policy({ clock: Date, random: 0.5, name: '' } as never)).map((i) => i.path)).toEqual(['clock', 'random', 'name']);
+  });
+});
+
+describe('lib/pipe.ts: composition', () => {
+  it('pipe: the first policy is innermost; nested pipelines are flattened; the default name is "pipeline"', async () => {
+    const clock = new TestClock(T0);
+    const inner = pipe(timeout({ ms: 10, clock }), fallback(() => 'inner'));
+    const p = pipe(inner, fallback(() => 'outer'));
+    expect(p.name).toBe('pipeline');
+    expect(p.policies.map((x) => x.name)).toEqual(['timeout', 'fallback', 'fallback']);
+    expect(p.clock).toBe(clock);
+    const r = track(p.execute(never), clock);
+    await clock.advance(10);
+    expect(r.now).toEqual({ ok: true, value: 'inner', at: T0 + 10 });
+    // the other order: the fallback is inside the timeout and never sees it
+    const q = pipe(fallback(() => 'inner'), timeout({ ms: 10, clock }));
+    const s = track(q.execute(never), clock);
+    await clock.advance(10);
+    expect(s.now).toMatchObject({ ok: false, at: T0 + 20 });
+    expect(isTimeoutError((s.now as { error: unknown }).error)).toBe(true);
+  });
+
+  it('pipe takes the clock of the first policy that has one', () => {
+    const a = new TestClock(T0);
+    const b = new TestClock(T0 + 1);
+    expect(pipe(fallback(() => 1), timeout({ ms: 1, clock: a }), timeout({ ms: 1, clock: b })).clock).toBe(a);
   });
 });

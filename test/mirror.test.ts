@@ -1,0 +1,118 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const LAYERS = ['lib', 'policies', 'config', 'integrations', 'api'];
+
+/**
+ * Modules that have no mirrored test file yet. The list only shrinks: a module
+ * that gains its test file must leave it (the test below fails otherwise), and
+ * a module not in it must have its test file.
+ */
+const PENDING: readonly string[] = [
+  // lib/: lib/options.ts is being reworked by other engineers
+  'lib/options.ts',
+  // policies/: other engineers are reworking every policy and its tests at the time of writing
+  'policies/adaptive-breaker/options.ts',
+  'policies/adaptive-limiter/call.ts',
+  'policies/adaptive-limiter/events.ts',
+  'policies/adaptive-limiter/options.ts',
+  'policies/breaker-registry/keyed.ts',
+  'policies/breaker-registry/options.ts',
+  'policies/breaker/breaker.ts',
+  'policies/breaker/events.ts',
+  'policies/bulkhead/options.ts',
+  'policies/bulkhead/queue.ts',
+  'policies/cache/events.ts',
+  'policies/cache/flight.ts',
+  'policies/cache/options.ts',
+  'policies/cache/store.ts',
+  'policies/chaos/events.ts',
+  'policies/chaos/options.ts',
+  'policies/circuit-breaker/options.ts',
+  'policies/circuit-breaker/trips.ts',
+  'policies/degrade/decision-tree.ts',
+  'policies/degrade/events.ts',
+  'policies/degrade/options.ts',
+  'policies/fallback/events.ts',
+  'policies/fallback/options.ts',
+  'policies/hedge/events.ts',
+  'policies/hedge/options.ts',
+  'policies/hedge/run.ts',
+  'policies/idempotent/codec.ts',
+  'policies/idempotent/events.ts',
+  'policies/idempotent/flight.ts',
+  'policies/idempotent/options.ts',
+  'policies/idempotent/renewer.ts',
+  'policies/load-shedder/events.ts',
+  'policies/load-shedder/options.ts',
+  'policies/rate-limiter/algorithm.ts',
+  'policies/rate-limiter/events.ts',
+  'policies/rate-limiter/numbers.ts',
+  'policies/rate-limiter/options.ts',
+  'policies/rate-limiter/rate-limiter.ts',
+  'policies/retry/events.ts',
+  'policies/retry/options.ts',
+  'policies/sre-breaker/options.ts',
+  'policies/timeout/events.ts',
+  'policies/timeout/options.ts',
+  // config/: not reached yet
+  'config/events.ts',
+  'config/strategies/shapes.ts',
+  'config/write-behind/events.ts',
+  // integrations/: tested through their entry points (test/integrations/<name>/*.test.ts), not yet module by module
+  'integrations/grpc/options.ts',
+  'integrations/http/guard.ts',
+  'integrations/http/options.ts',
+  'integrations/log/options.ts',
+  'integrations/otel/options.ts',
+  'integrations/prometheus/limiters.ts',
+  'integrations/prometheus/options.ts',
+  'integrations/redis/lua.ts',
+  'integrations/shared/figures.ts',
+  'integrations/shared/observed.ts',
+  'integrations/shared/permit.ts',
+  'integrations/shared/policy-source.ts',
+];
+
+/** Every module of the product: a `.ts` file under the layers, barrels (`index.ts`) aside. */
+function modules(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.ts') && !name.endsWith('.d.ts') && name !== 'index.ts') out.push(relative(ROOT, path).split('\\').join('/'));
+    }
+  };
+  for (const layer of LAYERS) walk(join(ROOT, layer));
+  return out.sort();
+}
+
+/** `test/<path>.test.ts`, or a folder `test/<path without .ts>/` holding `*.test.ts` files. */
+function hasMirror(module: string): boolean {
+  const base = join(ROOT, 'test', module.slice(0, -'.ts'.length));
+  if (existsSync(`${base}.test.ts`)) return true;
+  return existsSync(base) && statSync(base).isDirectory() && readdirSync(base).some((f) => f.endsWith('.test.ts'));
+}
+
+describe('test/ mirrors the tree', () => {
+  const all = modules();
+
+  it('finds the modules of every layer', () => {
+    for (const layer of LAYERS) expect(all.some((m) => m.startsWith(`${layer}/`))).toBe(true);
+    expect(all).toContain('lib/pipe.ts');
+    expect(all).not.toContain('api/index.ts');
+  });
+
+  it('every module has its mirrored test file, except the pending ones', () => {
+    expect(all.filter((m) => !hasMirror(m) && !PENDING.includes(m))).toEqual([]);
+  });
+
+  it('the pending list only shrinks: no module in it has gained its test file, and each still exists', () => {
+    expect(PENDING.filter((m) => hasMirror(m))).toEqual([]);
+    expect(PENDING.filter((m) => !all.includes(m))).toEqual([]);
+  });
+});
