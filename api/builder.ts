@@ -16,7 +16,7 @@ import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { clockSchema, nameSchema, parseOptions, randomSchema } from '../lib/options.js';
+import { clockSchema, nameSchema, parseOptions, randomSchema } from '../lib/schemas.js';
 import { checkPolicies, Pipeline } from '../lib/pipe.js';
 import type { Policy } from '../lib/policy.js';
 

@@ -39,7 +39,7 @@ import {
 import { ExponentialShape, isBackoff, maxAtLeastInitial, type BackoffFunction } from '../policies/retry/backoff.js';
 import { isRetryBudget } from '../policies/retry/budget.js';
 import { timeout, TimeoutOptionsSchema, TimeoutPolicy } from '../policies/timeout/index.js';
-import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../lib/options.js';
+import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../lib/schemas.js';
 import type { ExecutionContext } from '../lib/policy.js';
 import type { Policy } from '../lib/policy.js';
 import type { Resolver } from './resolve.js';

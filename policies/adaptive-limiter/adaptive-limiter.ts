@@ -4,7 +4,7 @@ import { Context, executeWith, hardAborted, runNext } from '../../lib/context.js
 import { ConcurrencyLimitedError } from '../../lib/errors.js';
 import { EventSource, type LimitChangeReason, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { algorithmOf, type LimitAlgorithm, type WindowFigures } from './algorithms.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../../lib/clock.js';
-import { clockSchema, fnSchema, intAtLeast, nameSchema, positiveMs, ratio } from '../../lib/options.js';
+import { clockSchema, fnSchema, intAtLeast, nameSchema, positiveMs, ratio } from '../../lib/schemas.js';
 
 const finiteAtLeast = (min: number) =>
   z.number({ message: `expected a finite number >= ${min}` }).min(min, { message: `expected a finite number >= ${min}` });

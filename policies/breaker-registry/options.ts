@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema, positiveMs, randomSchema } from '../../lib/options.js';
+import { clockSchema, nameSchema, positiveMs, randomSchema } from '../../lib/schemas.js';
 import type { AdaptiveBreakerOptions } from '../adaptive-breaker/options.js';
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import type { SreBreakerOptions } from '../sre-breaker/options.js';

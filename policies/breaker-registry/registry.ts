@@ -3,7 +3,7 @@ import type { BreakerPolicy } from '../breaker/breaker.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { parseOptions, toConfigIssues } from '../../lib/schemas.js';
 import { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
 import { AdaptiveBreakerOptionsSchema } from '../adaptive-breaker/options.js';
 import { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';

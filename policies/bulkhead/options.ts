@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema } from '../../lib/options.js';
+import { clockSchema, nameSchema } from '../../lib/schemas.js';
 
 const count = (min: number) =>
   z

@@ -3,7 +3,7 @@ import { deadlineTimerOf, systemClock, type Clock } from '../../lib/clock.js';
 import { Context, executeWith, runNext, Scope, toContext } from '../../lib/context.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { Flight, type FlightInfo } from './flight.js';

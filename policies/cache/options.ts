@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/options.js';
+import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import type { CacheStore } from './store.js';
 

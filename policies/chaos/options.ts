@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, fnSchema, nameSchema, nonNegativeMs, randomSchema } from '../../lib/options.js';
+import { clockSchema, fnSchema, nameSchema, nonNegativeMs, randomSchema } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /** What an injected fault throws: a value, or `(ctx) => value` made fresh per call. */

@@ -2,7 +2,7 @@ import { BreakerPolicy, SUCCESS, TIMEOUT, type Verdict } from '../breaker/breake
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../../lib/events.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { leapArrayOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import {
   CircuitBreakerOptionsSchema,

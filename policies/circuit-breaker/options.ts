@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/options.js';
-import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/options.js';
+import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
 
 /** What {@link CircuitBreaker.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */
 export interface CircuitBreakerStats {

@@ -1,6 +1,6 @@
 import { isObservable, type Observable, type Subscription } from 'rxjs';
 import { z } from 'zod';
-import { parseOptions, ratio } from '../../lib/options.js';
+import { parseOptions, ratio } from '../../lib/schemas.js';
 import { DEGRADE_THRESHOLDS, degradeDecision, type DegradeDecision, type DegradeSignals, type DegradeThresholds } from '../../lib/sla.js';
 
 const unit = ratio;

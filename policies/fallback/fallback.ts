@@ -4,7 +4,7 @@ import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { parseOptions, toConfigIssues } from '../../lib/schemas.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { FallbackOptionsSchema, HandlerSchema, type FallbackHandler, type FallbackOptions } from './options.js';

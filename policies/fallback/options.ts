@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema } from '../../lib/options.js';
+import { clockSchema, nameSchema } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /**

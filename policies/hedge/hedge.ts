@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
 import { executeWith, toContext, type Scope } from '../../lib/context.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { HedgeOptionsSchema, type HedgeDelay, type HedgeOptions } from './options.js';

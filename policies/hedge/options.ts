@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, fnSchema, nameSchema } from '../../lib/options.js';
+import { clockSchema, fnSchema, nameSchema } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /** Milliseconds to wait before the hedge numbered `attempt` (2 for the first hedge); `Infinity`: only after a failure. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { clockSchema, parseOptions } from '../../lib/options.js';
+import { clockSchema, parseOptions } from '../../lib/schemas.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
 
 interface MemoryRecord {

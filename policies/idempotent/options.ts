@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, fnSchema, nameSchema, positiveMs } from '../../lib/options.js';
+import { clockSchema, fnSchema, nameSchema, positiveMs } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { isIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { isIdempotencyStore, type IdempotencyStore } from './store.js';

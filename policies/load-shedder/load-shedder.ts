@@ -3,7 +3,7 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
 import { OverloadedError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { LoadShedderOptionsSchema, type LoadShedderOptions } from './options.js';

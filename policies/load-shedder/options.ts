@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, intAtLeast, nameSchema, positiveMs } from '../../lib/options.js';
+import { clockSchema, intAtLeast, nameSchema, positiveMs } from '../../lib/schemas.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
 
 /** The zod schema of {@link loadShedder}'s options. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import { toContext, type AbortListener, type Scope } from '../../lib/context.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';

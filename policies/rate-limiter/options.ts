@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema } from '../../lib/options.js';
+import { clockSchema, nameSchema } from '../../lib/schemas.js';
 import { isRateAlgorithm, type RateAlgorithm } from './algorithm.js';
 import { LeakyBucketOptionsSchema } from './leaky-bucket.js';
 import { SlidingWindowOptionsSchema } from './sliding-window.js';

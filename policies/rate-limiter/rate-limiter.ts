@@ -3,7 +3,7 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, Guard, runNext, toContext, type Context } from '../../lib/context.js';
 import { RateLimitedError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';

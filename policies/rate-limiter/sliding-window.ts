@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions, positiveMs } from '../../lib/options.js';
+import { parseOptions, positiveMs } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
 import { intInRange } from './numbers.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { EPSILON, retryAfter, type RateAlgorithm } from './algorithm.js';
 import { perSecond, positiveInt } from './numbers.js';

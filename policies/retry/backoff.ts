@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOptions, positiveMs, nonNegativeMs } from '../../lib/options.js';
+import { parseOptions, positiveMs, nonNegativeMs } from '../../lib/schemas.js';
 
 /** How retry spreads the delays of simultaneous callers. See {@link exponential}. */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated' | 'proportional';

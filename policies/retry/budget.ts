@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RollingHistogram } from '../../lib/histogram.js';
 import { RollingWindow } from '../../lib/window.js';
-import { intAtLeast, parseOptions, positiveMs, ratio } from '../../lib/options.js';
+import { intAtLeast, parseOptions, positiveMs, ratio } from '../../lib/schemas.js';
 import { sloRetryBudget } from '../../lib/sla.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, intAtLeast, nameSchema, nonNegativeMs, randomSchema } from '../../lib/options.js';
+import { clockSchema, intAtLeast, nameSchema, nonNegativeMs, randomSchema } from '../../lib/schemas.js';
 import { isBackoff, type Backoff, type BackoffFunction } from './backoff.js';
 import { isRetryBudget, type RetryBudget } from './budget.js';
 

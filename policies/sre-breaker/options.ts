@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, windowSnapshotSchema } from '../breaker/options.js';
-import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/options.js';
+import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/schemas.js';
 
 /**
  * What {@link SreBreaker.snapshot} returns and `initialState` takes: plain

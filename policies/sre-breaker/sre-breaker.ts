@@ -1,7 +1,7 @@
 import { BreakerPolicy, SUCCESS, type Verdict } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { goZeroOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import { SreBreakerOptionsSchema, type ResolvedSreBreakerOptions, type SreBreakerOptions, type SreBreakerSnapshot } from './options.js';
 

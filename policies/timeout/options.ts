@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema, positiveMs } from '../../lib/options.js';
+import { clockSchema, nameSchema, positiveMs } from '../../lib/schemas.js';
 
 /**
  * Options of {@link timeout}.

@@ -4,7 +4,7 @@ import { Context, EMPTY_META, executeWith, runNext, Scope, SCOPE_FREE_BIT, toCon
 import { TimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
 

@@ -35,7 +35,7 @@ import {
   type PolicyEvent,
 } from '../../../api/index.js';
 import { isShedRejection } from '../../../lib/errors.js';
-import { formatPath } from '../../../lib/options.js';
+import { formatPath } from '../../../lib/schemas.js';
 import { TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
 import { track } from '../../helpers/track.js';
