@@ -79,6 +79,7 @@ export type {
   NotStorableEvent,
 } from '../lib/events.js';
 export * from '../policies/timeout/index.js';
+export { TimeoutOptionsSchema } from '../policies/timeout/schema.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
 export * from '../policies/degrade/index.js';

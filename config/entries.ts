@@ -38,7 +38,8 @@ import {
 } from '../policies/retry/index.js';
 import { ExponentialShape, isBackoff, maxAtLeastInitial, type BackoffFunction } from '../policies/retry/backoff.js';
 import { isRetryBudget } from '../policies/retry/budget.js';
-import { timeout, TimeoutOptionsSchema, TimeoutPolicy } from '../policies/timeout/index.js';
+import { timeout, TimeoutPolicy } from '../policies/timeout/index.js';
+import { TimeoutOptionsSchema } from '../policies/timeout/schema.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../lib/schemas.js';
 import type { ExecutionContext } from '../lib/policy.js';
 import type { Policy } from '../lib/policy.js';

@@ -159,7 +159,8 @@ function show(v: unknown): string {
 export function nonEmptyString(message = 'expected a non-empty string'): Rule<string> {
   return (value, path, found) => {
     if (typeof value !== 'string') found.add(path, expectedType('string', value), true);
-    else if (value.length === 0) found.add(path, message, false);
+    // zod measures the length of whatever it was given, so an empty array breaks both rules; so does this.
+    if ((value as { length?: unknown } | null | undefined)?.length === 0) found.add(path, message, false);
     return value as string;
   };
 }

@@ -1,2 +1,2 @@
 export { timeout, TimeoutPolicy } from './timeout.js';
-export { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
+export type { TimeoutOptions } from './options.js';

@@ -4,9 +4,11 @@ import { Context, EMPTY_META, executeWith, runNext, Scope, SCOPE_FREE_BIT, toCon
 import { TimeoutError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions, omit } from '../../lib/options.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
+import { timeoutOptions, type TimeoutOptions } from './options.js';
+
+const reconfigurable = omit(timeoutOptions, ['clock', 'name']);
 
 /**
  * Bounds how long a call may take and propagates the deadline inward: it sets
@@ -32,7 +34,7 @@ export class TimeoutPolicy implements Policy<never> {
   private readonly timer: DeadlineTimer;
 
   constructor(options: number | TimeoutOptions) {
-    const o = parseOptions(TimeoutOptionsSchema, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
+    const o = checkOptions(timeoutOptions, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
     this.name = o.name;
     this._ms = o.ms;
     this._mode = o.mode;
@@ -56,7 +58,7 @@ export class TimeoutPolicy implements Policy<never> {
    * validated like the constructor's options, and nothing changes if they are invalid.
    */
   reconfigure(options: number | Omit<TimeoutOptions, 'clock' | 'name'>): void {
-    const o = parseOptions(TimeoutOptionsSchema.omit({ clock: true, name: true }), typeof options === 'object' && options !== null ? options : { ms: options }, this.name);
+    const o = checkOptions(reconfigurable, typeof options === 'object' && options !== null ? options : { ms: options }, this.name);
     this._ms = o.ms;
     this._mode = o.mode;
   }

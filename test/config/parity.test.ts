@@ -1,0 +1,78 @@
+/**
+ * The plain option checks the policies run and the zod schemas behind
+ * `breakwater/config` must agree: each case goes through both, and both must
+ * accept it with the same result or reject it with the same issues (path and
+ * message). The type pins keep each written-out options interface equal to
+ * its schema's input type.
+ */
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import { ConfigError } from '../../lib/errors.js';
+import { checkOptions, type ObjectRule, type Shape } from '../../lib/options.js';
+import { toConfigIssues } from '../../lib/schemas.js';
+import { TestClock } from '../../lib/testing.js';
+import { timeoutOptions, type TimeoutOptions } from '../../policies/timeout/options.js';
+import { TimeoutOptionsSchema } from '../../policies/timeout/schema.js';
+
+type Verdict = { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
+
+function plain(rule: ObjectRule<Shape>, input: unknown): Verdict {
+  try {
+    return { ok: true, value: checkOptions(rule, input, 'p') };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return { ok: false, issues: [...e.issues] };
+  }
+}
+
+function schema(s: z.ZodType, input: unknown): Verdict {
+  const r = s.safeParse(input);
+  return r.success ? { ok: true, value: r.data } : { ok: false, issues: toConfigIssues(r.error) };
+}
+
+const clock = new TestClock();
+/** Values of every type, each given to every key in turn. */
+const strangers: readonly unknown[] = ['text', -1, 0, 0.5, 1.5, Number.NaN, Infinity, true, null, [], {}, () => 1, clock];
+
+/**
+ * Runs `valid`, each of `cases` (every rule broken once), an unknown key,
+ * a non-object, and each key set to a value of every type, through both.
+ */
+function parity(title: string, rule: ObjectRule<Shape>, zod: z.ZodType, valid: readonly object[], cases: readonly object[]): void {
+  describe(title, () => {
+    it('accepts the valid options alike', () => {
+      for (const input of valid) {
+        const a = plain(rule, input);
+        expect(a.ok, JSON.stringify(input)).toBe(true);
+        expect(a).toEqual(schema(zod, input));
+      }
+    });
+    it('rejects each broken rule with the same paths and messages', () => {
+      for (const input of cases) {
+        const a = plain(rule, input);
+        expect(a.ok, JSON.stringify(input)).toBe(false);
+        expect(a, JSON.stringify(input)).toEqual(schema(zod, input));
+      }
+    });
+    it('agrees on unknown keys, non-objects and a value of every type in every key', () => {
+      const base = valid[0]!;
+      const inputs: unknown[] = [{ ...base, surprise: 1 }, 'text', null, undefined, [], 42];
+      for (const key of Object.keys(rule.shape)) for (const v of strangers) inputs.push({ ...base, [key]: v });
+      for (const input of inputs) expect(plain(rule, input), String(JSON.stringify(input))).toEqual(schema(zod, input));
+    });
+  });
+}
+
+parity('timeout', timeoutOptions, TimeoutOptionsSchema, [{ ms: 100 }, { ms: 0.5, mode: 'cooperative', name: 't', clock }], [
+  { ms: 0 },
+  { ms: -5, mode: 'lazy' },
+  {},
+  { ms: 100, name: '' },
+  { ms: 100, clock: { now: () => 0 } },
+]);
+
+describe('options interfaces equal their schemas', () => {
+  it('pins each interface to its schema input type', () => {
+    expectTypeOf<TimeoutOptions>().toEqualTypeOf<z.input<typeof TimeoutOptionsSchema>>();
+  });
+});
