@@ -81,6 +81,7 @@ export type {
 export * from '../policies/timeout/index.js';
 export { TimeoutOptionsSchema } from '../policies/timeout/schema.js';
 export * from '../policies/retry/index.js';
+export { RetryOptionsSchema, ExponentialOptionsSchema, TokenBudgetOptionsSchema, SloBudgetOptionsSchema } from '../policies/retry/schema.js';
 export * from '../policies/fallback/index.js';
 export * from '../policies/degrade/index.js';
 export * from '../policies/load-shedder/index.js';

@@ -30,13 +30,12 @@ import {
   retry,
   RetryPolicy,
   sloBudget,
-  SloBudgetOptionsSchema,
   tokenBudget,
-  TokenBudgetOptionsSchema,
   type Backoff,
   type RetryBudget,
 } from '../policies/retry/index.js';
-import { ExponentialShape, isBackoff, maxAtLeastInitial, type BackoffFunction } from '../policies/retry/backoff.js';
+import { isBackoff, maxAtLeastInitial, type BackoffFunction } from '../policies/retry/backoff.js';
+import { ExponentialShape, SloBudgetOptionsSchema, TokenBudgetOptionsSchema } from '../policies/retry/schema.js';
 import { isRetryBudget } from '../policies/retry/budget.js';
 import { timeout, TimeoutPolicy } from '../policies/timeout/index.js';
 import { TimeoutOptionsSchema } from '../policies/timeout/schema.js';

@@ -1,7 +1,6 @@
 /**
  * The zod forms of the option rules, for the schemas behind `breakwater/config`
  * (policies check their options with the plain rules of `lib/options.ts`).
- * @module
  */
 import { z } from 'zod';
 import { isClock, type Clock } from './clock.js';

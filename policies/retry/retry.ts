@@ -1,19 +1,20 @@
 import type { Observable } from 'rxjs';
-import type { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { sleep } from '../../lib/sleep.js';
 import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
 import { ConfigError, isShedRejection } from '../../lib/errors.js';
 import { EventSource, type GiveUpEvent, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions, omit, type RuleOutput } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
-import { RetryOptionsSchema, type RetryOptions } from './options.js';
+import { retryOptions, type RetryOptions } from './options.js';
 
-type RetryOptionsParsed = z.output<typeof RetryOptionsSchema>;
+type RetryOptionsParsed = RuleOutput<typeof retryOptions>;
+
+const reconfigurable = omit(retryOptions, ['clock', 'random', 'name']);
 
 type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
 
@@ -50,7 +51,7 @@ export class RetryPolicy implements Policy<never> {
   private readonly random: () => number;
 
   constructor(options: RetryOptions = {}) {
-    const o = parseOptions(RetryOptionsSchema, options, 'retry');
+    const o = checkOptions(retryOptions, options, 'retry');
     this.name = o.name;
     this.apply(o);
     this.clock = o.clock ?? systemClock;
@@ -68,7 +69,7 @@ export class RetryPolicy implements Policy<never> {
    * validated like the constructor's, and nothing changes if they are invalid.
    */
   reconfigure(options: Omit<RetryOptions, 'clock' | 'random' | 'name'>): void {
-    this.apply(parseOptions(RetryOptionsSchema.omit({ clock: true, random: true, name: true }), options, this.name));
+    this.apply(checkOptions(reconfigurable, options, this.name));
   }
 
   private apply(o: Pick<RetryOptionsParsed, 'maxAttempts' | 'backoff' | 'maxDelayMs' | 'handle' | 'handleResult' | 'budget'>): void {

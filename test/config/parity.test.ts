@@ -13,6 +13,10 @@ import { toConfigIssues } from '../../lib/schemas.js';
 import { TestClock } from '../../lib/testing.js';
 import { timeoutOptions, type TimeoutOptions } from '../../policies/timeout/options.js';
 import { TimeoutOptionsSchema } from '../../policies/timeout/schema.js';
+import { retryOptions, type RetryOptions } from '../../policies/retry/options.js';
+import { constant, exponentialOptions, type ExponentialOptions } from '../../policies/retry/backoff.js';
+import { sloBudgetOptions, tokenBudget, tokenBudgetOptions, type SloBudgetOptions, type TokenBudgetOptions } from '../../policies/retry/budget.js';
+import { ExponentialOptionsSchema, RetryOptionsSchema, SloBudgetOptionsSchema, TokenBudgetOptionsSchema } from '../../policies/retry/schema.js';
 
 type Verdict = { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
 
@@ -71,8 +75,36 @@ parity('timeout', timeoutOptions, TimeoutOptionsSchema, [{ ms: 100 }, { ms: 0.5,
   { ms: 100, clock: { now: () => 0 } },
 ]);
 
+const yes = (): boolean => true;
+parity(
+  'retry',
+  retryOptions,
+  RetryOptionsSchema,
+  [{}, { maxAttempts: 1, backoff: constant(5), maxDelayMs: 0, handle: yes, handleResult: yes, budget: tokenBudget(), name: 'r', clock, random: Math.random }, { backoff: () => 3 }],
+  [{ maxAttempts: 0 }, { maxAttempts: 2.5 }, { maxDelayMs: -1 }, { backoff: 5 }, { budget: {} }, { handle: true }, { name: '' }, { random: 0.3 }, { maxAttempts: 0, maxDelayMs: -1, extra: 1 }],
+);
+parity(
+  'exponential',
+  exponentialOptions,
+  ExponentialOptionsSchema,
+  [{}, { initial: 5, multiplier: 1, max: 5, jitter: 'none' }],
+  [{ initial: 0 }, { multiplier: 0.5 }, { max: 50 }, { initial: 200, max: 100 }, { jitter: 'wild' }, { multiplier: 0.5, max: 50, other: 1 }, { initial: 'x', max: 1 }],
+);
+parity('tokenBudget', tokenBudgetOptions, TokenBudgetOptionsSchema, [{}, { ratio: 1, minPerSecond: 0, windowMs: 1 }], [{ ratio: 1.5 }, { minPerSecond: -1 }, { windowMs: 0 }]);
+parity('sloBudget', sloBudgetOptions, SloBudgetOptionsSchema, [{}, { sloWindowMs: 1, fraction: 0, maxRetries: 0, latencyWindowMs: 1 }], [
+  { sloWindowMs: 0 },
+  { fraction: -0.1 },
+  { maxRetries: -1 },
+  { maxRetries: 0.5 },
+  { latencyWindowMs: -3 },
+]);
+
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
     expectTypeOf<TimeoutOptions>().toEqualTypeOf<z.input<typeof TimeoutOptionsSchema>>();
+    expectTypeOf<RetryOptions>().toEqualTypeOf<z.input<typeof RetryOptionsSchema>>();
+    expectTypeOf<ExponentialOptions>().toEqualTypeOf<z.input<typeof ExponentialOptionsSchema>>();
+    expectTypeOf<TokenBudgetOptions>().toEqualTypeOf<z.input<typeof TokenBudgetOptionsSchema>>();
+    expectTypeOf<SloBudgetOptions>().toEqualTypeOf<z.input<typeof SloBudgetOptionsSchema>>();
   });
 });
