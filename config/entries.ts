@@ -8,9 +8,11 @@ import {
   type DegradeHandler,
   type DegradePredicate,
 } from '../policies/degrade/index.js';
-import { loadShedder, LoadShedderOptionsSchema } from '../policies/load-shedder/index.js';
+import { loadShedder } from '../policies/load-shedder/index.js';
+import { LoadShedderOptionsSchema } from '../policies/load-shedder/schema.js';
 import type { SignalSource } from '../lib/signals.js';
-import { bulkhead, BulkheadOptionsSchema } from '../policies/bulkhead/index.js';
+import { bulkhead } from '../policies/bulkhead/index.js';
+import { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 import { idempotent, IdempotentOptionsSchema, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
 import { rateLimiter, RateAlgorithmConfigSchema } from '../policies/rate-limiter/index.js';
 import { adaptiveLimiter, AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/index.js';

@@ -3,10 +3,10 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext, toContext, type Context, type Scope } from '../../lib/context.js';
 import { BulkheadRejectedError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import { BulkheadOptionsSchema, type BulkheadOptions } from './options.js';
+import { bulkheadOptions, type BulkheadOptions } from './options.js';
 import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
 import { Slot, Waiter, type SlotOwner } from './queue.js';
 
@@ -41,7 +41,7 @@ export class BulkheadPolicy implements Policy<never> {
   private readonly waiting = new WaitQueue();
 
   constructor(options: BulkheadOptions) {
-    const o = parseOptions(BulkheadOptionsSchema, options, 'bulkhead');
+    const o = checkOptions(bulkheadOptions, options, 'bulkhead');
     this.name = o.name;
     this.limit = o.limit;
     this.queueLimit = o.queue;

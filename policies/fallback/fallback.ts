@@ -4,10 +4,10 @@ import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions, toConfigIssues } from '../../lib/schemas.js';
+import { checkOptions, Findings } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import { FallbackOptionsSchema, HandlerSchema, type FallbackHandler, type FallbackOptions } from './options.js';
+import { fallbackOptions, handlerRule, type FallbackHandler, type FallbackOptions } from './options.js';
 
 /**
  * Answers a failed call from one or more handlers, tried in order (seed 002
@@ -41,7 +41,7 @@ export class FallbackPolicy<T> implements Policy<T> {
     /** The factory, for option errors. */
     factory: 'fallback' | 'fallbackChain' = 'fallback',
   ) {
-    const o = parseOptions(FallbackOptionsSchema, options, factory);
+    const o = checkOptions(fallbackOptions, options, factory);
     this.name = o.name ?? (handlers.length === 1 ? 'fallback' : 'fallbackChain');
     this.handle = o.handle;
     this.handleResult = o.handleResult;
@@ -133,8 +133,9 @@ export class FallbackPolicy<T> implements Policy<T> {
 function checkHandlers(handlers: readonly unknown[], policy: string): void {
   if (handlers.length === 0) throw new ConfigError(policy, [{ path: '', message: 'expected at least one handler' }]);
   handlers.forEach((h, i) => {
-    const r = HandlerSchema.safeParse(h);
-    if (!r.success) throw new ConfigError(policy, toConfigIssues(r.error, [i]));
+    const found = new Findings();
+    handlerRule(h, [i], found);
+    if (found.list.length > 0) throw new ConfigError(policy, found.issues());
   });
 }
 

@@ -1,2 +1,2 @@
 export { fallback, fallbackChain, FallbackPolicy, type AnswerOf } from './fallback.js';
-export { FallbackOptionsSchema, type FallbackHandler, type FallbackOptions } from './options.js';
+export type { FallbackHandler, FallbackOptions } from './options.js';

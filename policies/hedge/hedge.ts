@@ -2,10 +2,10 @@ import type { Observable } from 'rxjs';
 import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
 import { executeWith, toContext, type Scope } from '../../lib/context.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import { HedgeOptionsSchema, type HedgeDelay, type HedgeOptions } from './options.js';
+import { hedgeOptions, type HedgeDelay, type HedgeOptions } from './options.js';
 import { HedgeRun } from './run.js';
 
 /**
@@ -40,7 +40,7 @@ export class HedgePolicy implements Policy<never> {
   private readonly delay: HedgeDelay | undefined;
 
   constructor(options: HedgeOptions = {}) {
-    const o = parseOptions(HedgeOptionsSchema, options, 'hedge');
+    const o = checkOptions(hedgeOptions, options, 'hedge');
     this.name = o.name;
     this.maxHedged = o.maxHedged;
     this.delayMs = o.delayMs ?? 2_000;

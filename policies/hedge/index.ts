@@ -1,2 +1,2 @@
 export { hedge, HedgePolicy } from './hedge.js';
-export { HedgeOptionsSchema, type HedgeOptions, type HedgeDelay } from './options.js';
+export type { HedgeOptions, HedgeDelay } from './options.js';

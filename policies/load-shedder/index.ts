@@ -1,2 +1,2 @@
 export { loadShedder, LoadShedder, ShedderPermit } from './load-shedder.js';
-export { LoadShedderOptionsSchema, type LoadShedderOptions } from './options.js';
+export type { LoadShedderOptions } from './options.js';

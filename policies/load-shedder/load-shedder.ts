@@ -3,10 +3,10 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { cancelledByCaller, executeWith, runNext } from '../../lib/context.js';
 import { OverloadedError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
-import { LoadShedderOptionsSchema, type LoadShedderOptions } from './options.js';
+import { loadShedderOptions, type LoadShedderOptions } from './options.js';
 import { processCpu, toSignal, type Signal } from '../../lib/signals.js';
 
 const FLYING_BETA = 0.9; // go-zero: moving average of calls in flight
@@ -71,7 +71,7 @@ export class LoadShedder implements Policy<never> {
   private lastDrop = -Infinity;
 
   constructor(options: LoadShedderOptions = {}) {
-    const o = parseOptions(LoadShedderOptionsSchema, options, 'loadShedder');
+    const o = checkOptions(loadShedderOptions, options, 'loadShedder');
     this.name = o.name;
     this.clock = o.clock ?? systemClock;
     this.cpu = o.cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(o.cpu);

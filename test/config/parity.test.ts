@@ -13,6 +13,14 @@ import { toConfigIssues } from '../../lib/schemas.js';
 import { TestClock } from '../../lib/testing.js';
 import { timeoutOptions, type TimeoutOptions } from '../../policies/timeout/options.js';
 import { TimeoutOptionsSchema } from '../../policies/timeout/schema.js';
+import { fallbackOptions, type FallbackOptions } from '../../policies/fallback/options.js';
+import { FallbackOptionsSchema } from '../../policies/fallback/schema.js';
+import { bulkheadOptions, type BulkheadOptions } from '../../policies/bulkhead/options.js';
+import { BulkheadOptionsSchema } from '../../policies/bulkhead/schema.js';
+import { loadShedderOptions, type LoadShedderOptions } from '../../policies/load-shedder/options.js';
+import { LoadShedderOptionsSchema } from '../../policies/load-shedder/schema.js';
+import { hedgeOptions, type HedgeOptions } from '../../policies/hedge/options.js';
+import { HedgeOptionsSchema } from '../../policies/hedge/schema.js';
 import { retryOptions, type RetryOptions } from '../../policies/retry/options.js';
 import { constant, exponentialOptions, type ExponentialOptions } from '../../policies/retry/backoff.js';
 import { sloBudgetOptions, tokenBudget, tokenBudgetOptions, type SloBudgetOptions, type TokenBudgetOptions } from '../../policies/retry/budget.js';
@@ -98,6 +106,22 @@ parity('sloBudget', sloBudgetOptions, SloBudgetOptionsSchema, [{}, { sloWindowMs
   { maxRetries: 0.5 },
   { latencyWindowMs: -3 },
 ]);
+parity('fallback', fallbackOptions, FallbackOptionsSchema, [{}, { handle: yes, handleResult: yes, name: 'f', clock }], [{ handle: 1 }, { name: '' }, { clock: {} }]);
+parity('bulkhead', bulkheadOptions, BulkheadOptionsSchema, [{ limit: 1 }, { limit: 3, queue: 0, name: 'b', clock }], [{}, { limit: 0 }, { limit: 1.5 }, { limit: 2, queue: -1 }, { limit: 2, queue: 0.5, name: '' }]);
+parity(
+  'loadShedder',
+  loadShedderOptions,
+  LoadShedderOptionsSchema,
+  [{}, { cpuThreshold: 0.5, cpu: 0.3, windowMs: 1, buckets: 2, coolOffMs: 1, name: 'l', clock }, { cpu: () => 0.2 }],
+  [{ cpuThreshold: 0 }, { cpuThreshold: 1 }, { cpu: 'hot' }, { windowMs: 0 }, { buckets: 1 }, { coolOffMs: -1 }],
+);
+parity(
+  'hedge',
+  hedgeOptions,
+  HedgeOptionsSchema,
+  [{}, { delayMs: Infinity, maxHedged: 2, handle: yes, handleResult: yes, name: 'h', clock }, { delay: () => 5 }, { delayMs: 0 }],
+  [{ delayMs: -1 }, { delay: 5 }, { delayMs: 5, delay: () => 5 }, { maxHedged: 0 }, { maxHedged: 0, delayMs: 5, delay: () => 5 }, { delayMs: 5, delay: () => 5, extra: 1 }],
+);
 
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
@@ -106,5 +130,9 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<ExponentialOptions>().toEqualTypeOf<z.input<typeof ExponentialOptionsSchema>>();
     expectTypeOf<TokenBudgetOptions>().toEqualTypeOf<z.input<typeof TokenBudgetOptionsSchema>>();
     expectTypeOf<SloBudgetOptions>().toEqualTypeOf<z.input<typeof SloBudgetOptionsSchema>>();
+    expectTypeOf<FallbackOptions>().toEqualTypeOf<z.input<typeof FallbackOptionsSchema>>();
+    expectTypeOf<BulkheadOptions>().toEqualTypeOf<z.input<typeof BulkheadOptionsSchema>>();
+    expectTypeOf<LoadShedderOptions>().toEqualTypeOf<z.input<typeof LoadShedderOptionsSchema>>();
+    expectTypeOf<HedgeOptions>().toEqualTypeOf<z.input<typeof HedgeOptionsSchema>>();
   });
 });
