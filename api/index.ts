@@ -91,7 +91,9 @@ export { healthOf, isSignalSource, processCpu, toSignal, type Signal, type Signa
 export * from '../policies/hedge/index.js';
 export { HedgeOptionsSchema } from '../policies/hedge/schema.js';
 export * from '../policies/chaos/index.js';
+export { ChaosOptionsSchema } from '../policies/chaos/schema.js';
 export * from '../policies/cache/index.js';
+export { CacheOptionsSchema, MemoryCacheStoreOptionsSchema } from '../policies/cache/schema.js';
 export * from '../config/index.js';
 export * from '../policies/sre-breaker/index.js';
 export * from '../policies/adaptive-breaker/index.js';
@@ -102,6 +104,7 @@ export { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 export * from '../policies/rate-limiter/index.js';
 export * from '../policies/adaptive-limiter/index.js';
 export * from '../policies/idempotent/index.js';
+export { IdempotentOptionsSchema, MemoryStoreOptionsSchema } from '../policies/idempotent/schema.js';
 export * from '../config/strategies/index.js';
 export * from '../integrations/log/index.js';
 export type { WatchHandle } from '../integrations/shared/handle.js';

@@ -168,11 +168,16 @@ export function nonEmptyString(message = 'expected a non-empty string'): Rule<st
 /** A policy name. */
 export const name: Rule<string> = nonEmptyString();
 
+/** `true` or `false`; anything else breaks it with `message` (by default the type message). */
+export function bool(message?: string): Rule<boolean> {
+  return (value, path, found) => {
+    if (typeof value !== 'boolean') found.add(path, message ?? expectedType('boolean', value), true);
+    return value as boolean;
+  };
+}
+
 /** `true` or `false`. */
-export const boolean: Rule<boolean> = (value, path, found) => {
-  if (typeof value !== 'boolean') found.add(path, expectedType('boolean', value), true);
-  return value as boolean;
-};
+export const boolean: Rule<boolean> = bool();
 
 /** Any value that passes `test`, else `message`. */
 export function custom<T>(test: (value: unknown) => boolean, message: string): Rule<T> {

@@ -3,12 +3,12 @@ import { deadlineTimerOf, systemClock, type Clock } from '../../lib/clock.js';
 import { Context, executeWith, runNext, Scope, toContext } from '../../lib/context.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { Flight, type FlightInfo } from './flight.js';
 import { memoryCacheStore } from './memory-store.js';
-import { CacheOptionsSchema, type CacheOptions } from './options.js';
+import { cacheOptions, type CacheOptions } from './options.js';
 import type { CacheRecord, CacheStore } from './store.js';
 
 /** The last known value of a key, fresh or not, as {@link CachePolicy.stale} returns it. */
@@ -56,7 +56,7 @@ export class CachePolicy implements Policy<never> {
   private readonly refreshing = new Set<string>();
 
   constructor(options: CacheOptions) {
-    const o = parseOptions(CacheOptionsSchema, options, 'cache');
+    const o = checkOptions(cacheOptions, options, 'cache');
     this.name = o.name;
     this.ttlMs = o.ttlMs;
     this.staleWhileRevalidateMs = o.staleWhileRevalidateMs;

@@ -2,11 +2,11 @@ import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext, toContext } from '../../lib/context.js';
 import { EventSource, type InjectedEvent, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { sleep } from '../../lib/sleep.js';
-import { ChaosOptionsSchema, type ChaosOptions, type ChaosResult } from './options.js';
+import { chaosOptions, type ChaosOptions, type ChaosResult } from './options.js';
 
 /**
  * Fault injection for your own resilience tests (Polly's Simmy): on a share
@@ -39,7 +39,7 @@ export class ChaosPolicy<T = never> implements Policy<T> {
   private readonly clock: Clock;
 
   constructor(options: ChaosOptions<T>) {
-    const o = parseOptions(ChaosOptionsSchema, options, 'chaos');
+    const o = checkOptions(chaosOptions, options, 'chaos');
     this.name = o.name;
     this.injectionRate = o.injectionRate;
     this.fault = o.fault;

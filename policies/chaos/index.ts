@@ -1,2 +1,2 @@
 export { chaos, ChaosPolicy } from './chaos.js';
-export { ChaosOptionsSchema, type ChaosOptions, type ChaosResult, type ChaosFault } from './options.js';
+export type { ChaosOptions, ChaosResult, ChaosFault } from './options.js';

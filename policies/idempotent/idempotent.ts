@@ -4,14 +4,14 @@ import { executeWith, runNext, toContext, type Scope } from '../../lib/context.j
 import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, IdempotencyResultNotStorableError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { sleep } from '../../lib/sleep.js';
 import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { Flight } from './flight.js';
 import { memoryStore } from './memory-store.js';
-import { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
+import { idempotentOptions, type IdempotentOptions } from './options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
 import { LeaseRenewer } from './renewer.js';
 import { boundedStoreCall } from '../../lib/store-call.js';
@@ -214,7 +214,7 @@ export class IdempotentPolicy implements Policy<never> {
 function noop(): void {}
 
 function parseIdempotentOptions(options: IdempotentOptions) {
-  return parseOptions(IdempotentOptionsSchema, options, 'idempotent');
+  return checkOptions(idempotentOptions, options, 'idempotent');
 }
 
 /**

@@ -21,6 +21,16 @@ import { loadShedderOptions, type LoadShedderOptions } from '../../policies/load
 import { LoadShedderOptionsSchema } from '../../policies/load-shedder/schema.js';
 import { hedgeOptions, type HedgeOptions } from '../../policies/hedge/options.js';
 import { HedgeOptionsSchema } from '../../policies/hedge/schema.js';
+import { chaosOptions, type ChaosOptions } from '../../policies/chaos/options.js';
+import { ChaosOptionsSchema } from '../../policies/chaos/schema.js';
+import { cacheOptions, type CacheOptions } from '../../policies/cache/options.js';
+import { memoryCacheStore, memoryCacheStoreOptions, type MemoryCacheStoreOptions } from '../../policies/cache/memory-store.js';
+import { jsonCacheCodec } from '../../policies/cache/store.js';
+import { CacheOptionsSchema, MemoryCacheStoreOptionsSchema } from '../../policies/cache/schema.js';
+import { idempotentOptions, type IdempotentOptions } from '../../policies/idempotent/options.js';
+import { memoryStore, memoryStoreOptions, type MemoryStoreOptions } from '../../policies/idempotent/memory-store.js';
+import { jsonIdempotencyCodec } from '../../policies/idempotent/codec.js';
+import { IdempotentOptionsSchema, MemoryStoreOptionsSchema } from '../../policies/idempotent/schema.js';
 import { retryOptions, type RetryOptions } from '../../policies/retry/options.js';
 import { constant, exponentialOptions, type ExponentialOptions } from '../../policies/retry/backoff.js';
 import { sloBudgetOptions, tokenBudget, tokenBudgetOptions, type SloBudgetOptions, type TokenBudgetOptions } from '../../policies/retry/budget.js';
@@ -122,6 +132,70 @@ parity(
   [{}, { delayMs: Infinity, maxHedged: 2, handle: yes, handleResult: yes, name: 'h', clock }, { delay: () => 5 }, { delayMs: 0 }],
   [{ delayMs: -1 }, { delay: 5 }, { delayMs: 5, delay: () => 5 }, { maxHedged: 0 }, { maxHedged: 0, delayMs: 5, delay: () => 5 }, { delayMs: 5, delay: () => 5, extra: 1 }],
 );
+parity(
+  'chaos',
+  chaosOptions,
+  ChaosOptionsSchema,
+  [{ fault: new Error('x') }, { latency: 0 }, { latency: () => 1, result: () => 2, injectionRate: 1, enabled: false, random: Math.random, name: 'c', clock }, { fault: null, enabled: () => true }],
+  [
+    {},
+    { fault: 1, result: () => 2 },
+    { latency: -1 },
+    { latency: 'slow' },
+    { fault: 1, injectionRate: 2 },
+    { fault: 1, enabled: 'yes' },
+    { fault: 1, enabled: 3 },
+    { injectionRate: -1 },
+    { latency: -1, result: () => 1, fault: 1 },
+    { result: 5 },
+  ],
+);
+parity(
+  'cache',
+  cacheOptions,
+  CacheOptionsSchema,
+  [{ ttlMs: 1 }, { ttlMs: 10, staleWhileRevalidateMs: 5, retainMs: 15, store: memoryCacheStore(), key: () => 'k', handleResult: yes, name: 'c', clock }],
+  [
+    {},
+    { ttlMs: 0 },
+    { ttlMs: 10, staleWhileRevalidateMs: -1 },
+    { ttlMs: 10, retainMs: 0 },
+    { ttlMs: 10, staleWhileRevalidateMs: 5, retainMs: 12 },
+    { ttlMs: 10, retainMs: 5, extra: 1 },
+    { ttlMs: 10, retainMs: 5, store: {} },
+    { ttlMs: 10, key: 'k' },
+  ],
+);
+parity('memoryCacheStore', memoryCacheStoreOptions, MemoryCacheStoreOptionsSchema, [{}, { maxEntries: 1, codec: jsonCacheCodec, clock }], [
+  { maxEntries: 0 },
+  { maxEntries: 1.5 },
+  { codec: { encode: () => '' } },
+]);
+parity(
+  'idempotent',
+  idempotentOptions,
+  IdempotentOptionsSchema,
+  [
+    {},
+    {
+      store: memoryStore(),
+      key: () => 'k',
+      ttlMs: 1,
+      leaseMs: 1,
+      renewLease: true,
+      onInProgress: 'reject',
+      pollMs: 1,
+      codec: jsonIdempotencyCodec,
+      storeTimeoutMs: 1,
+      failOpen: true,
+      handleResult: yes,
+      name: 'i',
+      clock,
+    },
+  ],
+  [{ store: {} }, { ttlMs: 0 }, { leaseMs: -1 }, { renewLease: 'yes' }, { onInProgress: 'later' }, { pollMs: 0 }, { codec: {} }, { storeTimeoutMs: 0 }, { failOpen: 1 }, { key: 1 }],
+);
+parity('memoryStore', memoryStoreOptions, MemoryStoreOptionsSchema, [{}, { clock }], [{ clock: 1 }]);
 
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
@@ -134,5 +208,11 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<BulkheadOptions>().toEqualTypeOf<z.input<typeof BulkheadOptionsSchema>>();
     expectTypeOf<LoadShedderOptions>().toEqualTypeOf<z.input<typeof LoadShedderOptionsSchema>>();
     expectTypeOf<HedgeOptions>().toEqualTypeOf<z.input<typeof HedgeOptionsSchema>>();
+    expectTypeOf<CacheOptions>().toEqualTypeOf<z.input<typeof CacheOptionsSchema>>();
+    expectTypeOf<MemoryCacheStoreOptions>().toEqualTypeOf<z.input<typeof MemoryCacheStoreOptionsSchema>>();
+    expectTypeOf<IdempotentOptions>().toEqualTypeOf<z.input<typeof IdempotentOptionsSchema>>();
+    expectTypeOf<MemoryStoreOptions>().toEqualTypeOf<z.input<typeof MemoryStoreOptionsSchema>>();
+    // fault and result are typed more narrowly by hand (ChaosFault, ChaosResult<T>) than the schema can say.
+    expectTypeOf<Omit<ChaosOptions, 'fault' | 'result'>>().toEqualTypeOf<Omit<z.input<typeof ChaosOptionsSchema>, 'fault' | 'result'>>();
   });
 });
