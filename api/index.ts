@@ -85,6 +85,7 @@ export { RetryOptionsSchema, ExponentialOptionsSchema, TokenBudgetOptionsSchema,
 export * from '../policies/fallback/index.js';
 export { FallbackOptionsSchema } from '../policies/fallback/schema.js';
 export * from '../policies/degrade/index.js';
+export { DegradeOptionsSchema, DecisionTreeOptionsSchema } from '../policies/degrade/schema.js';
 export * from '../policies/load-shedder/index.js';
 export { LoadShedderOptionsSchema } from '../policies/load-shedder/schema.js';
 export { healthOf, isSignalSource, processCpu, toSignal, type Signal, type SignalSource } from '../lib/signals.js';

@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import {
-  decisionTree,
-  DecisionTree,
-  DecisionTreeOptionsSchema,
-  degrade,
-  DegradePolicy,
-  type DegradeHandler,
-  type DegradePredicate,
-} from '../policies/degrade/index.js';
+import { decisionTree, DecisionTree, degrade, DegradePolicy, type DegradeHandler, type DegradePredicate } from '../policies/degrade/index.js';
+import { DecisionTreeOptionsSchema } from '../policies/degrade/schema.js';
 import { loadShedder } from '../policies/load-shedder/index.js';
 import { LoadShedderOptionsSchema } from '../policies/load-shedder/schema.js';
 import type { SignalSource } from '../lib/signals.js';

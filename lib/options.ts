@@ -240,6 +240,20 @@ export function either<A, B>(first: Rule<A>, second: Rule<B>): Rule<A | B> {
   };
 }
 
+/** A plain object whose every value passes `rule`, under any keys. */
+export function record<T>(rule: Rule<T>): Rule<Record<string, T>> {
+  return (value, path, found) => {
+    const proto: unknown = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
+    if (Array.isArray(value) || (proto !== Object.prototype && proto !== null)) {
+      found.add(path, expectedType('record', value), true);
+      return value as Record<string, T>;
+    }
+    const out: Record<string, T> = {};
+    for (const [key, v] of Object.entries(value as object)) out[key] = rule(v, [...path, key], found);
+    return out;
+  };
+}
+
 /** The rules of an object's options, key by key. */
 export type Shape = Readonly<Record<string, Rule<unknown>>>;
 

@@ -6,7 +6,7 @@ import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/index.js';
 import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
 import { adaptiveData, BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema } from '../entries.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
-import { DecisionTreeOptionsSchema } from '../../policies/degrade/index.js';
+import { DecisionTreeOptionsSchema } from '../../policies/degrade/schema.js';
 
 /** Tuning of a state-machine breaker inside a strategy (the strategy fixes `strategy`). */
 const BreakerTuning = z

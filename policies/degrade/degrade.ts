@@ -2,11 +2,11 @@ import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext } from '../../lib/context.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
-import { DegradeOptionsSchema, type DegradeHandler, type DegradeInfo, type DegradeOptions, type DegradePredicate } from './options.js';
+import { degradeOptions, type DegradeHandler, type DegradeInfo, type DegradeOptions, type DegradePredicate } from './options.js';
 import { processCpu, RollingCounter, toSignal, type Signal } from '../../lib/signals.js';
 
 /**
@@ -34,7 +34,7 @@ export class DegradePolicy<T> implements Policy<T> {
   private readonly health: Signal;
 
   constructor(options: DegradeOptions<T>) {
-    const o = parseOptions(DegradeOptionsSchema, options, 'degrade');
+    const o = checkOptions(degradeOptions, options, 'degrade');
     this.name = o.name;
     this.clock = o.clock ?? systemClock;
     this.when = o.when;

@@ -31,6 +31,9 @@ import { idempotentOptions, type IdempotentOptions } from '../../policies/idempo
 import { memoryStore, memoryStoreOptions, type MemoryStoreOptions } from '../../policies/idempotent/memory-store.js';
 import { jsonIdempotencyCodec } from '../../policies/idempotent/codec.js';
 import { IdempotentOptionsSchema, MemoryStoreOptionsSchema } from '../../policies/idempotent/schema.js';
+import { degradeOptions, type DegradeOptions } from '../../policies/degrade/options.js';
+import { decisionTree, decisionTreeOptions, type DecisionTreeOptions } from '../../policies/degrade/decision-tree.js';
+import { DecisionTreeOptionsSchema, DegradeOptionsSchema } from '../../policies/degrade/schema.js';
 import { retryOptions, type RetryOptions } from '../../policies/retry/options.js';
 import { constant, exponentialOptions, type ExponentialOptions } from '../../policies/retry/backoff.js';
 import { sloBudgetOptions, tokenBudget, tokenBudgetOptions, type SloBudgetOptions, type TokenBudgetOptions } from '../../policies/retry/budget.js';
@@ -196,6 +199,20 @@ parity(
   [{ store: {} }, { ttlMs: 0 }, { leaseMs: -1 }, { renewLease: 'yes' }, { onInProgress: 'later' }, { pollMs: 0 }, { codec: {} }, { storeTimeoutMs: 0 }, { failOpen: 1 }, { key: 1 }],
 );
 parity('memoryStore', memoryStoreOptions, MemoryStoreOptionsSchema, [{}, { clock }], [{ clock: 1 }]);
+parity(
+  'degrade',
+  degradeOptions,
+  DegradeOptionsSchema,
+  [{ when: yes, to: () => 1 }, { when: decisionTree(), signals: { cpu: 0.5, qps: () => 3 }, to: () => 1, rateWindowMs: 1, name: 'd', clock }],
+  [{}, { when: 1, to: () => 1 }, { when: yes }, { when: yes, to: 1 }, { when: yes, to: () => 1, signals: { cpu: 'hot', qps: 1, x: {} } }, { when: yes, to: () => 1, signals: [] }, { when: yes, to: () => 1, rateWindowMs: 0 }],
+);
+parity('decisionTree', decisionTreeOptions, DecisionTreeOptionsSchema, [{}, { qpsHigh: 10, qpsMid: 10, cpuHigh: 0, cpuCritical: 1, healthyMin: 0.5 }], [
+  { qpsHigh: -1 },
+  { qpsHigh: 10, qpsMid: 20 },
+  { cpuHigh: 2 },
+  { cpuCritical: -1, qpsMid: 1e9 },
+  { healthyMin: 'x', qpsMid: 1e9 },
+]);
 
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
@@ -212,6 +229,9 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<MemoryCacheStoreOptions>().toEqualTypeOf<z.input<typeof MemoryCacheStoreOptionsSchema>>();
     expectTypeOf<IdempotentOptions>().toEqualTypeOf<z.input<typeof IdempotentOptionsSchema>>();
     expectTypeOf<MemoryStoreOptions>().toEqualTypeOf<z.input<typeof MemoryStoreOptionsSchema>>();
+    expectTypeOf<DecisionTreeOptions>().toEqualTypeOf<z.input<typeof DecisionTreeOptionsSchema>>();
+    // `to` is typed by its answer type F by hand, as the schema cannot say.
+    expectTypeOf<Omit<DegradeOptions<unknown>, 'to'>>().toEqualTypeOf<Omit<z.input<typeof DegradeOptionsSchema>, 'to'>>();
     // fault and result are typed more narrowly by hand (ChaosFault, ChaosResult<T>) than the schema can say.
     expectTypeOf<Omit<ChaosOptions, 'fault' | 'result'>>().toEqualTypeOf<Omit<z.input<typeof ChaosOptionsSchema>, 'fault' | 'result'>>();
   });
