@@ -103,6 +103,13 @@ export * from '../policies/breaker-registry/index.js';
 export * from '../policies/bulkhead/index.js';
 export { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 export * from '../policies/rate-limiter/index.js';
+export {
+  RateLimiterOptionsSchema,
+  RateAlgorithmConfigSchema,
+  TokenBucketOptionsSchema,
+  LeakyBucketOptionsSchema,
+  SlidingWindowOptionsSchema,
+} from '../policies/rate-limiter/schema.js';
 export * from '../policies/adaptive-limiter/index.js';
 export * from '../policies/idempotent/index.js';
 export { IdempotentOptionsSchema, MemoryStoreOptionsSchema } from '../policies/idempotent/schema.js';

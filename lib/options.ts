@@ -116,6 +116,8 @@ export function integer(typeMessage: string, ...checks: NumberCheck[]): Rule<num
       found.add(path, typeMessage, true);
       return value;
     }
+    // Past 2^53 integers lose precision: zod reports that too, and checks the range on.
+    if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) found.add(path, typeMessage, false);
     return finite(value, path, found);
   };
 }
@@ -311,4 +313,29 @@ export function omit<S extends Shape, K extends keyof S & string>(rule: ObjectRu
   const shape: Record<string, Rule<unknown>> = {};
   for (const [key, r] of Object.entries(rule.shape)) if (!(leave as readonly string[]).includes(key)) shape[key] = r;
   return object(shape as Omit<S, K>);
+}
+
+/**
+ * One of several object rules, chosen by the string under `key`
+ * (`{ kind: 'tokenBucket', ... }`); a value that is not an object, or names
+ * no known variant, breaks it with `message`.
+ */
+export function discriminated<K extends string, V extends Readonly<Record<string, Rule<unknown>>>>(
+  key: K,
+  variants: V,
+  message: string,
+): Rule<RuleOutput<V[keyof V]>> {
+  return (value, path, found) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      found.add(path, message, true);
+      return value as RuleOutput<V[keyof V]>;
+    }
+    const tag = (value as Record<string, unknown>)[key];
+    const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag] : undefined;
+    if (variant === undefined) {
+      found.add([...path, key], message, true);
+      return value as RuleOutput<V[keyof V]>;
+    }
+    return variant(value, path, found) as RuleOutput<V[keyof V]>;
+  };
 }

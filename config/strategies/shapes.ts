@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { BulkheadOptionsSchema } from '../../policies/bulkhead/schema.js';
 import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/index.js';
-import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
+import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/schema.js';
 import { adaptiveData, BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema } from '../entries.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
 import { DecisionTreeOptionsSchema } from '../../policies/degrade/schema.js';

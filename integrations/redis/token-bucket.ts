@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boundedStoreCall } from '../../lib/store-call.js';
 import type { LimiterHost, RateAlgorithm } from '../../policies/rate-limiter/algorithm.js';
-import { perSecond, positiveInt } from '../../policies/rate-limiter/numbers.js';
+import { perSecond, positiveInt } from '../../policies/rate-limiter/schema.js';
 import { TokenBucket } from '../../policies/rate-limiter/token-bucket.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError } from '../../lib/errors.js';

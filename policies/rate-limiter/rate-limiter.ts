@@ -3,12 +3,12 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, Guard, runNext, toContext, type Context } from '../../lib/context.js';
 import { RateLimitedError } from '../../lib/errors.js';
 import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
 import { LeakyBucket } from './leaky-bucket.js';
-import { RateLimiterOptionsSchema, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
+import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
 import { SlidingWindow } from './sliding-window.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -37,7 +37,7 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
   private readonly clock: Clock;
 
   constructor(options: RateLimiterOptions) {
-    const o = parseOptions(RateLimiterOptionsSchema, options, 'rateLimiter');
+    const o = checkOptions(rateLimiterOptions, options, 'rateLimiter');
     this.name = o.name;
     this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
     this.clock = o.clock ?? systemClock;
