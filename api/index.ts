@@ -111,6 +111,15 @@ export {
   SlidingWindowOptionsSchema,
 } from '../policies/rate-limiter/schema.js';
 export * from '../policies/adaptive-limiter/index.js';
+export {
+  AdaptiveLimiterOptionsSchema,
+  AdaptiveLimiterShape,
+  AimdOptionsSchema,
+  checkLimits,
+  GradientOptionsSchema,
+  LimitAlgorithmSchema,
+  VegasOptionsSchema,
+} from '../policies/adaptive-limiter/schema.js';
 export * from '../policies/idempotent/index.js';
 export { IdempotentOptionsSchema, MemoryStoreOptionsSchema } from '../policies/idempotent/schema.js';
 export * from '../config/strategies/index.js';

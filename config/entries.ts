@@ -10,7 +10,8 @@ import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../pol
 import { IdempotentOptionsSchema } from '../policies/idempotent/schema.js';
 import { rateLimiter } from '../policies/rate-limiter/index.js';
 import { RateAlgorithmConfigSchema } from '../policies/rate-limiter/schema.js';
-import { adaptiveLimiter, AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/index.js';
+import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
+import { AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/schema.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import { cache, type CacheStore } from '../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, CircuitBreakerVariants, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';

@@ -215,6 +215,11 @@ export function nullable<T>(rule: Rule<T>): Rule<T | null> {
   return (value, path, found) => (value === null ? null : rule(value, path, found));
 }
 
+/** `rule`, applied to `input` when left out (so the default gets the rule's own defaults). */
+export function prefault<T>(rule: Rule<T>, input: unknown): Rule<T> {
+  return (value, path, found) => rule(value === undefined ? input : value, path, found);
+}
+
 /** `rule`, or `fallback` when left out. */
 export function withDefault<T>(rule: Rule<T>, fallback: T): Rule<T> {
   return (value, path, found) => (value === undefined ? fallback : rule(value, path, found));
@@ -280,6 +285,17 @@ export interface ObjectRule<S extends Shape> extends Rule<ShapeOutput<S>> {
   readonly shape: S;
 }
 
+const onceValid = new WeakSet<Refinement<never>>();
+
+/**
+ * The same cross-field rule, run only when every key passed all its rules (a
+ * range included), so one mistake is not reported twice.
+ */
+export function whenValid<T>(refine: Refinement<T>): Refinement<T> {
+  onceValid.add(refine as Refinement<never>);
+  return refine;
+}
+
 /**
  * An options object with known keys only: each key checked by its rule (a
  * key not in `shape` is an `unknown option`), then each refinement in order.
@@ -300,7 +316,7 @@ export function object<S extends Shape>(shape: S, ...refinements: Refinement<Sha
     }
     for (const key of Object.keys(input)) if (!(key in shape)) found.add([...path, key], 'unknown option', false);
     for (const refine of refinements) {
-      if (found.fatalSince(start)) break;
+      if (onceValid.has(refine) ? found.list.length > start : found.fatalSince(start)) continue;
       refine(out as ShapeOutput<S>, (message, at = []) => found.add([...path, ...at], message, false));
     }
     return out as ShapeOutput<S>;
@@ -317,13 +333,14 @@ export function omit<S extends Shape, K extends keyof S & string>(rule: ObjectRu
 
 /**
  * One of several object rules, chosen by the string under `key`
- * (`{ kind: 'tokenBucket', ... }`); a value that is not an object, or names
- * no known variant, breaks it with `message`.
+ * (`{ kind: 'tokenBucket', ... }`); a value that is not an object breaks it
+ * with `message`, one that names no known variant with `tagMessage` at `key`.
  */
 export function discriminated<K extends string, V extends Readonly<Record<string, Rule<unknown>>>>(
   key: K,
   variants: V,
   message: string,
+  tagMessage = message,
 ): Rule<RuleOutput<V[keyof V]>> {
   return (value, path, found) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -333,7 +350,7 @@ export function discriminated<K extends string, V extends Readonly<Record<string
     const tag = (value as Record<string, unknown>)[key];
     const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag] : undefined;
     if (variant === undefined) {
-      found.add([...path, key], message, true);
+      found.add([...path, key], tagMessage, true);
       return value as RuleOutput<V[keyof V]>;
     }
     return variant(value, path, found) as RuleOutput<V[keyof V]>;

@@ -2,7 +2,7 @@
 // (schemas.ts adds those, with expand.ts): so expand.ts can name the type without a circle.
 import { z } from 'zod';
 import { BulkheadOptionsSchema } from '../../policies/bulkhead/schema.js';
-import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/index.js';
+import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/schema.js';
 import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/schema.js';
 import { adaptiveData, BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema } from '../entries.js';
 import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';

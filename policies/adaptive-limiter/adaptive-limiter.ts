@@ -4,12 +4,12 @@ import { Context, executeWith, hardAborted, runNext } from '../../lib/context.js
 import { ConcurrencyLimitedError } from '../../lib/errors.js';
 import { EventSource, type LimitChangeReason, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import { algorithmOf, type LimitAlgorithm, type WindowFigures } from './algorithms.js';
 import { ANSWERED, DROPPED, IGNORED, LimitedCall, LimiterPermit, type LimiterCore, type Measure } from './call.js';
-import { AdaptiveLimiterOptionsSchema, type AdaptiveLimiterOptions } from './options.js';
+import { adaptiveLimiterOptions, type AdaptiveLimiterOptions } from './options.js';
 import { Sampler } from './sampler.js';
 
 /** Answers faster than this many ms are not measured. */
@@ -71,7 +71,7 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
   private lastRtt: number | undefined = undefined;
 
   constructor(options: AdaptiveLimiterOptions = {}) {
-    const o = parseOptions(AdaptiveLimiterOptionsSchema, options, 'adaptiveLimiter');
+    const o = checkOptions(adaptiveLimiterOptions, options, 'adaptiveLimiter');
     this.name = o.name;
     this.clock = o.clock ?? systemClock;
     this.algorithm = algorithmOf(o.algorithm);

@@ -34,6 +34,15 @@ import { IdempotentOptionsSchema, MemoryStoreOptionsSchema } from '../../policie
 import { degradeOptions, type DegradeOptions } from '../../policies/degrade/options.js';
 import { decisionTree, decisionTreeOptions, type DecisionTreeOptions } from '../../policies/degrade/decision-tree.js';
 import { DecisionTreeOptionsSchema, DegradeOptionsSchema } from '../../policies/degrade/schema.js';
+import {
+  adaptiveLimiterOptions,
+  type AdaptiveLimiterOptions,
+  type AimdOptions,
+  type GradientOptions,
+  type ResolvedAdaptiveLimiterOptions,
+  type VegasOptions,
+} from '../../policies/adaptive-limiter/options.js';
+import { AdaptiveLimiterOptionsSchema, AimdOptionsSchema, GradientOptionsSchema, VegasOptionsSchema } from '../../policies/adaptive-limiter/schema.js';
 import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions } from '../../policies/rate-limiter/options.js';
 import { tokenBucket, tokenBucketOptions, type TokenBucketOptions } from '../../policies/rate-limiter/token-bucket.js';
 import { leakyBucketOptions, type LeakyBucketOptions } from '../../policies/rate-limiter/leaky-bucket.js';
@@ -270,6 +279,38 @@ describe('RateAlgorithmConfigSchema', () => {
     expect(schema(RateAlgorithmConfigSchema, { kind: 'q' })).toEqual({ ok: false, issues: [{ path: 'kind', message: expect.stringContaining('expected a rate algorithm') }] });
   });
 });
+parity(
+  'adaptiveLimiter',
+  adaptiveLimiterOptions,
+  AdaptiveLimiterOptionsSchema,
+  [
+    {},
+    { algorithm: 'aimd' },
+    { algorithm: 'vegas', initialLimit: 1, minLimit: 1, maxLimit: 1, windowMs: 5, maxWindowMs: 5, minSamples: 1, isOverload: yes, name: 'a', clock },
+    { algorithm: { kind: 'gradient', tolerance: 1, smoothing: 1, queueSize: 0, backoffRatio: 0.5, baselineWindows: 1 } },
+    { algorithm: { kind: 'aimd', backoffRatio: 0.99, increase: 0.1, slowMs: 5 } },
+    { algorithm: { kind: 'vegas', alpha: 0, beta: 1 } },
+  ],
+  [
+    { algorithm: 'nope' },
+    { algorithm: 3 },
+    { algorithm: null },
+    { algorithm: {} },
+    { algorithm: { kind: 'nope' } },
+    { algorithm: { kind: 'gradient', tolerance: Number.NaN } },
+    { algorithm: { kind: 'gradient', tolerance: 0.5, smoothing: 0, backoffRatio: 1 } },
+    { algorithm: { kind: 'gradient', smoothing: -1, backoffRatio: 0.2, baselineWindows: 0 } },
+    { algorithm: { kind: 'aimd', increase: 0, slowMs: 0, extra: 1 } },
+    { algorithm: { kind: 'vegas', alpha: 5, beta: 5 } },
+    { algorithm: { kind: 'vegas', alpha: -1, beta: 5 } },
+    { initialLimit: 0 },
+    { minLimit: 5, maxLimit: 4 },
+    { initialLimit: 300 },
+    { initialLimit: 300, windowMs: 2_000 },
+    { windowMs: 2_000, minSamples: 0 },
+    { minLimit: 5, maxLimit: 4, isOverload: 1 },
+  ],
+);
 
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
@@ -294,6 +335,11 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<SlidingWindowOptions>().toEqualTypeOf<z.input<typeof SlidingWindowOptionsSchema>>();
     expectTypeOf<RateAlgorithmConfig>().toEqualTypeOf<z.input<typeof RateAlgorithmConfigSchema>>();
     expectTypeOf<RateLimiterOptions>().toEqualTypeOf<z.input<typeof RateLimiterOptionsSchema>>();
+    expectTypeOf<AdaptiveLimiterOptions>().toEqualTypeOf<z.input<typeof AdaptiveLimiterOptionsSchema>>();
+    expectTypeOf<ResolvedAdaptiveLimiterOptions>().toEqualTypeOf<z.output<typeof AdaptiveLimiterOptionsSchema>>();
+    expectTypeOf<GradientOptions>().toEqualTypeOf<z.input<typeof GradientOptionsSchema>>();
+    expectTypeOf<AimdOptions>().toEqualTypeOf<z.input<typeof AimdOptionsSchema>>();
+    expectTypeOf<VegasOptions>().toEqualTypeOf<z.input<typeof VegasOptionsSchema>>();
     // fault and result are typed more narrowly by hand (ChaosFault, ChaosResult<T>) than the schema can say.
     expectTypeOf<Omit<ChaosOptions, 'fault' | 'result'>>().toEqualTypeOf<Omit<z.input<typeof ChaosOptionsSchema>, 'fault' | 'result'>>();
   });
