@@ -97,6 +97,7 @@ export * from '../policies/cache/index.js';
 export { CacheOptionsSchema, MemoryCacheStoreOptionsSchema } from '../policies/cache/schema.js';
 export * from '../config/index.js';
 export * from '../policies/sre-breaker/index.js';
+export { SreBreakerOptionsSchema, SreBreakerShape, SreBreakerSnapshotSchema, checkSre } from '../policies/sre-breaker/schema.js';
 export * from '../policies/adaptive-breaker/index.js';
 export * from '../policies/circuit-breaker/index.js';
 export * from '../policies/breaker-registry/index.js';

@@ -15,9 +15,10 @@ import { AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import { cache, type CacheStore } from '../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, CircuitBreakerVariants, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
-import { checkSre, SreBreaker, sreBreaker, SreBreakerShape } from '../policies/sre-breaker/index.js';
+import { SreBreaker, sreBreaker } from '../policies/sre-breaker/index.js';
+import { checkSre, SreBreakerShape } from '../policies/sre-breaker/schema.js';
 import { adaptiveBreaker, AdaptiveBreakerPolicy, AdaptiveBreakerShape, checkAdaptive } from '../policies/adaptive-breaker/index.js';
-import { checkBuckets, checkSnapshotGrid } from '../policies/breaker/options.js';
+import { checkBuckets, checkSnapshotGrid } from '../policies/breaker/schema.js';
 import { chaos, type ChaosFault, type ChaosResult } from '../policies/chaos/index.js';
 import { fallback, fallbackChain, type FallbackHandler } from '../policies/fallback/index.js';
 import { hedge, type HedgeOptions } from '../policies/hedge/index.js';

@@ -247,6 +247,34 @@ export function either<A, B>(first: Rule<A>, second: Rule<B>): Rule<A | B> {
   };
 }
 
+/** An array of exactly as many items as `rules`, each passing its own rule. */
+export function tuple<const R extends readonly Rule<unknown>[]>(rules: R): Rule<{ -readonly [I in keyof R]: RuleOutput<R[I]> }> {
+  type Out = { -readonly [I in keyof R]: RuleOutput<R[I]> };
+  return (value, path, found) => {
+    if (!Array.isArray(value)) {
+      found.add(path, expectedType('tuple', value), true);
+      return value as Out;
+    }
+    if (value.length !== rules.length) {
+      const words = value.length < rules.length ? `Too small: expected array to have >=${rules.length} items` : `Too big: expected array to have <=${rules.length} items`;
+      found.add(path, words, true);
+      return value as Out;
+    }
+    return rules.map((rule, i) => rule(value[i], [...path, i], found)) as Out;
+  };
+}
+
+/** An array whose every item passes `rule`. */
+export function array<T>(rule: Rule<T>): Rule<T[]> {
+  return (value, path, found) => {
+    if (!Array.isArray(value)) {
+      found.add(path, expectedType('array', value), true);
+      return value as T[];
+    }
+    return value.map((v, i) => rule(v, [...path, i], found));
+  };
+}
+
 /** A plain object whose every value passes `rule`, under any keys. */
 export function record<T>(rule: Rule<T>): Rule<Record<string, T>> {
   return (value, path, found) => {

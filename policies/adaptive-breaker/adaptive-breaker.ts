@@ -138,7 +138,7 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
    * ```
    */
   reconfigure(options: Omit<AdaptiveBreakerOptions, 'clock' | 'random' | 'name' | 'initialState'>): void {
-    const o = this.reparse(AdaptiveBreakerOptionsSchema, options, this.o, ['windowMs', 'buckets']);
+    const o = this.reparse((i, p) => parseOptions(AdaptiveBreakerOptionsSchema, i, p), options, this.o, ['windowMs', 'buckets']);
     this.o = { ...o, clock: this.o.clock, random: this.o.random };
   }
 

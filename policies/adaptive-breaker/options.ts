@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../../lib/clock.js';
-import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/options.js';
+import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/schema.js';
 import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/schemas.js';
 
 /**

@@ -8,7 +8,7 @@ import { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
 import { AdaptiveBreakerOptionsSchema } from '../adaptive-breaker/options.js';
 import { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import { CircuitBreakerOptionsSchema, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
-import { SreBreakerOptionsSchema } from '../sre-breaker/options.js';
+import { SreBreakerOptionsSchema } from '../sre-breaker/schema.js';
 import { SreBreaker } from '../sre-breaker/sre-breaker.js';
 import { BreakerRegistryOptionsSchema, isPlainObject, type AdaptiveDefaults, type BreakerRegistryOptions, type SreDefaults } from './options.js';
 

@@ -1,11 +1,9 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
-import type { z } from 'zod';
 import type { Clock } from '../../lib/clock.js';
 import { Context, EMPTY_META, executeWith, runNext } from '../../lib/context.js';
 import { ConfigError, isShedRejection, isTimeoutError, type BrokenCircuitError } from '../../lib/errors.js';
 import { EventSource, type BreakerState, type OutcomeResult, type PolicyEvent, type StateChangeReason } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/schemas.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict } from '../../lib/permit.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
@@ -59,13 +57,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   ) {}
 
   /**
-   * Hot reload: parses `options` with `schema` under this breaker's name,
+   * Hot reload: checks `options` with `check` under this breaker's name,
    * refuses with a `ConfigError` a change of any `fixed` option (they shape
    * the window; nothing changes then), and takes the new `handle` and
    * `handleResult`. Returns the parsed options for the subclass to keep.
    */
-  protected reparse<S extends z.ZodType<Judged>>(schema: S, options: object, current: z.output<S>, fixed: readonly (keyof z.output<S> & string)[]): z.output<S> {
-    const o = parseOptions(schema, { ...options, name: this.name }, this.name);
+  protected reparse<O extends Judged>(check: (input: unknown, policy: string) => O, options: object, current: O, fixed: readonly (keyof O & string)[]): O {
+    const o = check({ ...options, name: this.name }, this.name);
     const changed = fixed.filter((k) => o[k] !== current[k]);
     if (changed.length > 0) throw new ConfigError(this.name, changed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
     this.handle = o.handle;

@@ -97,7 +97,7 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
    * in place; asking to is a `ConfigError`, and nothing changes.
    */
   reconfigure(options: Omit<CircuitBreakerOptions, 'clock' | 'name' | 'initialState'>): void {
-    const o = this.reparse(CircuitBreakerOptionsSchema, options, this.o, ['strategy', 'windowMs', 'buckets']);
+    const o = this.reparse((i, p) => parseOptions(CircuitBreakerOptionsSchema, i, p), options, this.o, ['strategy', 'windowMs', 'buckets']);
     this.o = { ...o, clock: this.o.clock };
     this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
   }

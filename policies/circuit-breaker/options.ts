@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/options.js';
+import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/schema.js';
 import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
 
 /** What {@link CircuitBreaker.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */

@@ -1,2 +1,2 @@
 export { sreBreaker, SreBreaker, type SreBreakerStats } from './sre-breaker.js';
-export { SreBreakerOptionsSchema, SreBreakerShape, SreBreakerSnapshotSchema, checkSre, type SreBreakerOptions, type ResolvedSreBreakerOptions, type SreBreakerSnapshot } from './options.js';
+export type { SreBreakerOptions, ResolvedSreBreakerOptions, SreBreakerSnapshot } from './options.js';

@@ -43,6 +43,11 @@ import {
   type VegasOptions,
 } from '../../policies/adaptive-limiter/options.js';
 import { AdaptiveLimiterOptionsSchema, AimdOptionsSchema, GradientOptionsSchema, VegasOptionsSchema } from '../../policies/adaptive-limiter/schema.js';
+import { sreBreakerOptions, type ResolvedSreBreakerOptions, type SreBreakerOptions, type SreBreakerSnapshot } from '../../policies/sre-breaker/options.js';
+import { SreBreakerOptionsSchema, SreBreakerSnapshotSchema } from '../../policies/sre-breaker/schema.js';
+import { sreBreaker } from '../../policies/sre-breaker/sre-breaker.js';
+import { windowSnapshotRule } from '../../policies/breaker/options.js';
+import { windowSnapshotSchema } from '../../policies/breaker/schema.js';
 import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions } from '../../policies/rate-limiter/options.js';
 import { tokenBucket, tokenBucketOptions, type TokenBucketOptions } from '../../policies/rate-limiter/token-bucket.js';
 import { leakyBucketOptions, type LeakyBucketOptions } from '../../policies/rate-limiter/leaky-bucket.js';
@@ -311,6 +316,46 @@ parity(
     { minLimit: 5, maxLimit: 4, isOverload: 1 },
   ],
 );
+const window = { origin: 0, bucketMs: 250, size: 40, head: -1, sums: [0, 0, 0], counts: null };
+const counted = { origin: 0, bucketMs: 500, size: 2, head: 1, sums: [3, 1, 0], counts: [1, 0, 0, 2, 1, 0] };
+parity('windowSnapshot', windowSnapshotRule, windowSnapshotSchema, [window, counted], [
+  { ...window, sums: [1, 0, 0] },
+  { ...counted, counts: [1, 0, 0] },
+  { ...counted, sums: [2, 1, 1] },
+  { ...counted, sums: [1, 2] },
+  { ...counted, sums: [1, 2, 3, 4] },
+  { ...counted, counts: [1, -1, 'x', 0, 0, 0] },
+  { ...counted, head: -2, size: 0, bucketMs: 0, origin: 'x' },
+  { ...counted, counts: 'x' },
+]);
+const sreState = sreBreaker({ clock }).snapshot();
+parity(
+  'sreBreaker',
+  sreBreakerOptions,
+  SreBreakerOptionsSchema,
+  [
+    {},
+    { windowMs: 1_000, buckets: 10, k: 2, minK: 1, protection: 0, forcePassMs: 0, handle: yes, handleResult: yes, name: 's', clock, random: Math.random },
+    { initialState: sreState },
+    { initialState: { kind: 'sre', open: true, isolated: false, lastPass: 5, window } },
+  ],
+  [
+    { windowMs: 0 },
+    { buckets: 0 },
+    { windowMs: 1_000, buckets: 3 },
+    { k: 1, minK: 1.2 },
+    { minK: 0.5 },
+    { protection: -1 },
+    { forcePassMs: -1 },
+    { k: Infinity },
+    { initialState: { ...sreState, kind: 'adaptive' } },
+    { initialState: { ...sreState, open: 1, isolated: 'no', lastPass: 'x' } },
+    { initialState: { ...sreState, window: { ...window, size: 10 } } },
+    { initialState: { ...sreState, window: { ...window, bucketMs: 100 } } },
+    { initialState: { ...sreState, window: { ...window, sums: [1, 0, 0] } }, buckets: 3 },
+    { initialState: { ...sreState, extra: 1 } },
+  ],
+);
 
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
@@ -340,6 +385,9 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<GradientOptions>().toEqualTypeOf<z.input<typeof GradientOptionsSchema>>();
     expectTypeOf<AimdOptions>().toEqualTypeOf<z.input<typeof AimdOptionsSchema>>();
     expectTypeOf<VegasOptions>().toEqualTypeOf<z.input<typeof VegasOptionsSchema>>();
+    expectTypeOf<SreBreakerOptions>().toEqualTypeOf<z.input<typeof SreBreakerOptionsSchema>>();
+    expectTypeOf<ResolvedSreBreakerOptions>().toEqualTypeOf<z.output<typeof SreBreakerOptionsSchema>>();
+    expectTypeOf<SreBreakerSnapshot>().toEqualTypeOf<z.output<typeof SreBreakerSnapshotSchema>>();
     // fault and result are typed more narrowly by hand (ChaosFault, ChaosResult<T>) than the schema can say.
     expectTypeOf<Omit<ChaosOptions, 'fault' | 'result'>>().toEqualTypeOf<Omit<z.input<typeof ChaosOptionsSchema>, 'fault' | 'result'>>();
   });
