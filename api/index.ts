@@ -99,6 +99,7 @@ export * from '../config/index.js';
 export * from '../policies/sre-breaker/index.js';
 export { SreBreakerOptionsSchema, SreBreakerShape, SreBreakerSnapshotSchema, checkSre } from '../policies/sre-breaker/schema.js';
 export * from '../policies/adaptive-breaker/index.js';
+export { AdaptiveBreakerOptionsSchema, AdaptiveBreakerShape, AdaptiveBreakerSnapshotSchema, checkAdaptive } from '../policies/adaptive-breaker/schema.js';
 export * from '../policies/circuit-breaker/index.js';
 export * from '../policies/breaker-registry/index.js';
 export * from '../policies/bulkhead/index.js';

@@ -5,7 +5,7 @@ import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { parseOptions, toConfigIssues } from '../../lib/schemas.js';
 import { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
-import { AdaptiveBreakerOptionsSchema } from '../adaptive-breaker/options.js';
+import { AdaptiveBreakerOptionsSchema } from '../adaptive-breaker/schema.js';
 import { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
 import { CircuitBreakerOptionsSchema, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import { SreBreakerOptionsSchema } from '../sre-breaker/schema.js';
