@@ -101,6 +101,7 @@ export { SreBreakerOptionsSchema, SreBreakerShape, SreBreakerSnapshotSchema, che
 export * from '../policies/adaptive-breaker/index.js';
 export { AdaptiveBreakerOptionsSchema, AdaptiveBreakerShape, AdaptiveBreakerSnapshotSchema, checkAdaptive } from '../policies/adaptive-breaker/schema.js';
 export * from '../policies/circuit-breaker/index.js';
+export { CircuitBreakerOptionsSchema, CircuitBreakerVariants, CircuitBreakerSnapshotSchema } from '../policies/circuit-breaker/schema.js';
 export * from '../policies/breaker-registry/index.js';
 export * from '../policies/bulkhead/index.js';
 export { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';

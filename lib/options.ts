@@ -362,17 +362,18 @@ export function omit<S extends Shape, K extends keyof S & string>(rule: ObjectRu
 /**
  * One of several object rules, chosen by the string under `key`
  * (`{ kind: 'tokenBucket', ... }`); a value that is not an object breaks it
- * with `message`, one that names no known variant with `tagMessage` at `key`.
+ * with `message` (by default the type message), one that names no known
+ * variant with `tagMessage` at `key` (by default the list of variants).
  */
 export function discriminated<K extends string, V extends Readonly<Record<string, Rule<unknown>>>>(
   key: K,
   variants: V,
-  message: string,
-  tagMessage = message,
+  message?: string,
+  tagMessage = message ?? `Invalid discriminator value. Expected ${Object.keys(variants).map((v) => `'${v}'`).join(' | ')}`,
 ): Rule<RuleOutput<V[keyof V]>> {
   return (value, path, found) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      found.add(path, message, true);
+      found.add(path, message ?? expectedType('object', value), true);
       return value as RuleOutput<V[keyof V]>;
     }
     const tag = (value as Record<string, unknown>)[key];
@@ -382,5 +383,18 @@ export function discriminated<K extends string, V extends Readonly<Record<string
       return value as RuleOutput<V[keyof V]>;
     }
     return variant(value, path, found) as RuleOutput<V[keyof V]>;
+  };
+}
+
+/** `rule`, then cross-field rules on what it returned, unless it found a wrong type (as an object's own refinements). */
+export function refined<T>(rule: Rule<T>, ...refinements: Refinement<T>[]): Rule<T> {
+  return (value, path, found) => {
+    const start = found.list.length;
+    const out = rule(value, path, found);
+    for (const refine of refinements) {
+      if (found.fatalSince(start)) break;
+      refine(out, (message, at = []) => found.add([...path, ...at], message, false));
+    }
+    return out;
   };
 }

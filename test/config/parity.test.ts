@@ -8,7 +8,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import { ConfigError } from '../../lib/errors.js';
-import { checkOptions, type ObjectRule, type Shape } from '../../lib/options.js';
+import { checkOptions, type ObjectRule, type Rule, type Shape } from '../../lib/options.js';
 import { toConfigIssues } from '../../lib/schemas.js';
 import { TestClock } from '../../lib/testing.js';
 import { timeoutOptions, type TimeoutOptions } from '../../policies/timeout/options.js';
@@ -55,6 +55,14 @@ import {
 } from '../../policies/adaptive-breaker/options.js';
 import { AdaptiveBreakerOptionsSchema, AdaptiveBreakerSnapshotSchema } from '../../policies/adaptive-breaker/schema.js';
 import { adaptiveBreaker } from '../../policies/adaptive-breaker/adaptive-breaker.js';
+import {
+  circuitBreakerOptions,
+  type CircuitBreakerOptions,
+  type CircuitBreakerSnapshot,
+  type ResolvedCircuitBreakerOptions,
+} from '../../policies/circuit-breaker/options.js';
+import { CircuitBreakerOptionsSchema, CircuitBreakerSnapshotSchema } from '../../policies/circuit-breaker/schema.js';
+import { circuitBreaker } from '../../policies/circuit-breaker/circuit-breaker.js';
 import { windowSnapshotSchema } from '../../policies/breaker/schema.js';
 import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions } from '../../policies/rate-limiter/options.js';
 import { tokenBucket, tokenBucketOptions, type TokenBucketOptions } from '../../policies/rate-limiter/token-bucket.js';
@@ -74,7 +82,7 @@ import { ExponentialOptionsSchema, RetryOptionsSchema, SloBudgetOptionsSchema, T
 
 type Verdict = { ok: true; value: unknown } | { ok: false; issues: { path: string; message: string }[] };
 
-function plain(rule: ObjectRule<Shape>, input: unknown): Verdict {
+function plain(rule: Rule<unknown>, input: unknown): Verdict {
   try {
     return { ok: true, value: checkOptions(rule, input, 'p') };
   } catch (e) {
@@ -390,6 +398,61 @@ parity(
     { initialState: { ...adaptiveState, window: { ...aWindow, bucketMs: 3 } } },
   ],
 );
+const cbState = circuitBreaker({ strategy: 'errorRatio', clock }).snapshot();
+const cbWindow = cbState.window;
+const cbCases: unknown[] = [
+  'x',
+  null,
+  {},
+  { strategy: 'nope' },
+  { strategy: 'errorRatio', threshold: 2 },
+  { strategy: 'errorRatio', windowMs: 1_000, buckets: 3 },
+  { strategy: 'slowCallRatio', threshold: -1, slowCallMs: -1, minRequests: -1, probes: 0, openMs: 0, maxHalfOpenMs: 0 },
+  { strategy: 'errorCount', threshold: 0.5, extra: 1 },
+  { strategy: 'consecutiveFailures', threshold: -1, handle: 1 },
+  { strategy: 'dynamicThreshold', weights: { rps: -1, errorRate: 'x', other: 1 }, baseRps: 0 },
+  { strategy: 'dynamicThreshold', weights: 5 },
+  { strategy: 'custom' },
+  { strategy: 'custom', readyToTrip: 1 },
+  { strategy: 'errorRatio', initialState: { ...cbState, kind: 'sre' } },
+  { strategy: 'errorRatio', initialState: { ...cbState, retryAt: null } },
+  { strategy: 'errorRatio', initialState: { ...cbState, probeBits: 8, probeCount: 4, halfOpenSince: 'x' } },
+  { strategy: 'errorRatio', initialState: { ...cbState, probeBits: -1, probeCount: 1.5, state: 'ajar' } },
+  { strategy: 'errorRatio', initialState: { ...cbState, window: { ...cbWindow, size: 3 } } },
+  { strategy: 'errorRatio', initialState: { ...cbState, window: { ...cbWindow, size: 3 } }, buckets: 3 },
+];
+describe('circuitBreaker', () => {
+  it('agrees on every strategy, valid or not', () => {
+    const valid: unknown[] = [
+      { strategy: 'errorRatio' },
+      { strategy: 'slowCallRatio', threshold: 1, slowCallMs: 0, minRequests: 0, windowMs: 1_000, buckets: 10, openMs: 1, probes: 2, maxHalfOpenMs: 1, handle: yes, handleResult: yes, name: 'c', clock },
+      { strategy: 'errorCount', threshold: 0 },
+      { strategy: 'consecutiveFailures', threshold: 3 },
+      { strategy: 'dynamicThreshold', weights: { rps: 0 }, baseRps: 1 },
+      { strategy: 'custom', readyToTrip: yes },
+      { strategy: 'errorRatio', initialState: cbState },
+      { strategy: 'errorRatio', initialState: { ...cbState, retryAt: null, isolated: true } },
+    ];
+    for (const input of valid) {
+      const a = plain(circuitBreakerOptions, input);
+      expect(a.ok, JSON.stringify(input)).toBe(true);
+      expect(a).toEqual(schema(CircuitBreakerOptionsSchema, input));
+    }
+    for (const input of cbCases) {
+      const a = plain(circuitBreakerOptions, input);
+      expect(a.ok, JSON.stringify(input)).toBe(false);
+      expect(a, JSON.stringify(input)).toEqual(schema(CircuitBreakerOptionsSchema, input));
+    }
+    for (const strategy of ['errorRatio', 'custom']) {
+      for (const key of ['threshold', 'minRequests', 'initialState', 'name', 'clock', 'readyToTrip', 'weights']) {
+        for (const v of strangers) {
+          const input = { strategy, [key]: v };
+          expect(plain(circuitBreakerOptions, input), `${strategy}.${key}`).toEqual(schema(CircuitBreakerOptionsSchema, input));
+        }
+      }
+    }
+  });
+});
 
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
@@ -425,6 +488,9 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<AdaptiveBreakerOptions>().toEqualTypeOf<z.input<typeof AdaptiveBreakerOptionsSchema>>();
     expectTypeOf<ResolvedAdaptiveBreakerOptions>().toEqualTypeOf<z.output<typeof AdaptiveBreakerOptionsSchema>>();
     expectTypeOf<AdaptiveBreakerSnapshot>().toEqualTypeOf<z.output<typeof AdaptiveBreakerSnapshotSchema>>();
+    expectTypeOf<CircuitBreakerOptions>().toEqualTypeOf<z.input<typeof CircuitBreakerOptionsSchema>>();
+    expectTypeOf<ResolvedCircuitBreakerOptions>().toEqualTypeOf<z.output<typeof CircuitBreakerOptionsSchema>>();
+    expectTypeOf<CircuitBreakerSnapshot>().toEqualTypeOf<z.output<typeof CircuitBreakerSnapshotSchema>>();
     // fault and result are typed more narrowly by hand (ChaosFault, ChaosResult<T>) than the schema can say.
     expectTypeOf<Omit<ChaosOptions, 'fault' | 'result'>>().toEqualTypeOf<Omit<z.input<typeof ChaosOptionsSchema>, 'fault' | 'result'>>();
   });
