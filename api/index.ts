@@ -103,6 +103,7 @@ export { AdaptiveBreakerOptionsSchema, AdaptiveBreakerShape, AdaptiveBreakerSnap
 export * from '../policies/circuit-breaker/index.js';
 export { CircuitBreakerOptionsSchema, CircuitBreakerVariants, CircuitBreakerSnapshotSchema } from '../policies/circuit-breaker/schema.js';
 export * from '../policies/breaker-registry/index.js';
+export { BreakerRegistryOptionsSchema } from '../policies/breaker-registry/schema.js';
 export * from '../policies/bulkhead/index.js';
 export { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 export * from '../policies/rate-limiter/index.js';

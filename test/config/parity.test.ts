@@ -63,6 +63,8 @@ import {
 } from '../../policies/circuit-breaker/options.js';
 import { CircuitBreakerOptionsSchema, CircuitBreakerSnapshotSchema } from '../../policies/circuit-breaker/schema.js';
 import { circuitBreaker } from '../../policies/circuit-breaker/circuit-breaker.js';
+import { breakerRegistryOptions, type BreakerRegistryOptions } from '../../policies/breaker-registry/options.js';
+import { BreakerRegistryOptionsSchema } from '../../policies/breaker-registry/schema.js';
 import { windowSnapshotSchema } from '../../policies/breaker/schema.js';
 import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions } from '../../policies/rate-limiter/options.js';
 import { tokenBucket, tokenBucketOptions, type TokenBucketOptions } from '../../policies/rate-limiter/token-bucket.js';
@@ -453,6 +455,13 @@ describe('circuitBreaker', () => {
     }
   });
 });
+parity(
+  'breakerRegistry',
+  breakerRegistryOptions,
+  BreakerRegistryOptionsSchema,
+  [{}, { defaults: { strategy: 'errorRatio' }, idleMs: 1, name: 'b', clock, random: Math.random }, { defaults: { family: 'sre' } }],
+  [{ defaults: 1 }, { defaults: [] }, { idleMs: 0 }, { name: '' }],
+);
 
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
@@ -491,6 +500,7 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<CircuitBreakerOptions>().toEqualTypeOf<z.input<typeof CircuitBreakerOptionsSchema>>();
     expectTypeOf<ResolvedCircuitBreakerOptions>().toEqualTypeOf<z.output<typeof CircuitBreakerOptionsSchema>>();
     expectTypeOf<CircuitBreakerSnapshot>().toEqualTypeOf<z.output<typeof CircuitBreakerSnapshotSchema>>();
+    expectTypeOf<BreakerRegistryOptions>().toEqualTypeOf<z.input<typeof BreakerRegistryOptionsSchema>>();
     // fault and result are typed more narrowly by hand (ChaosFault, ChaosResult<T>) than the schema can say.
     expectTypeOf<Omit<ChaosOptions, 'fault' | 'result'>>().toEqualTypeOf<Omit<z.input<typeof ChaosOptionsSchema>, 'fault' | 'result'>>();
   });
