@@ -107,7 +107,7 @@ const ErrorCount = z
   })
   .strict();
 
-/** Trips on the `threshold`-th failure in a row (gobreaker `ConsecutiveFailures`; seed 002 "连续5次失败"). */
+/** Trips on the `threshold`-th failure in a row (gobreaker `ConsecutiveFailures`). */
 const ConsecutiveFailures = z
   .object({
     strategy: z.literal('consecutiveFailures'),
@@ -121,7 +121,7 @@ const weight = (d: number) =>
   finite('expected a finite number >= 0').min(0, { message: 'expected a finite number >= 0' })
     .default(d);
 
-/** Seed 002 §2.2: trips when the error rate exceeds a threshold made of load, error rate and probe success. */
+/** Trips when the error rate exceeds a threshold made of load, error rate and probe success (docs/breakers.md). */
 const DynamicThreshold = z
   .object({
     strategy: z.literal('dynamicThreshold'),

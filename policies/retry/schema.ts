@@ -96,7 +96,7 @@ export const SloBudgetOptionsSchema = z
     fraction: ratio.default(0.1),
     /** Hard cap on retries per call. @defaultValue 3 */
     maxRetries: intAtLeast(0).default(3),
-    /** Window of the live p99 (seed 002: the last 5 minutes). @defaultValue 300_000 */
+    /** Window of the live p99 (the last 5 minutes by default). @defaultValue 300_000 */
     latencyWindowMs: positiveMs.default(300_000),
   })
   .strict();
