@@ -37,47 +37,18 @@ export {
 } from '../lib/errors.js';
 export { EventSource } from '../lib/events.js';
 export { RollingWindow, goZeroOrigin, leapArrayOrigin, snapshotWindow, restoreWindow, type WindowSnapshot } from '../lib/window.js';
-export { BreakerPolicy, Permit, IsolationHandle } from '../policies/breaker/breaker.js';
+export { BreakerPolicy, BreakerPermit, IsolationHandle } from '../policies/breaker/breaker.js';
+export { Permit } from '../lib/permit.js';
 export type {
   PolicyEvent,
+  PolicyEventTypes,
   EventBase,
   OutcomeEvent,
   OutcomeResult,
-  TimeoutEvent,
-  RetryEvent,
-  GiveUpEvent,
-  SuccessEvent,
-  FallbackEvent,
-  FallbackFailedEvent,
-  DegradedEvent,
-  ShedEvent,
-  ConfigAppliedEvent,
-  ConfigRejectedEvent,
-  WriteQueuedEvent,
-  ReplayedEvent,
-  HedgedEvent,
-  WonEvent,
-  InjectedEvent,
-  CacheHitEvent,
-  CacheMissEvent,
-  RevalidatedEvent,
-  BreakerState,
-  StateChangeReason,
-  StateChangeEvent,
-  BreakerRejectedEvent,
-  ForcePassEvent,
   QueuedEvent,
   LimitRejectedEvent,
-  ConcurrencyRejectedEvent,
-  LimitChangedEvent,
-  LimitChangeReason,
-  LocalFallbackEvent,
-  JoinedEvent,
-  ServedEvent,
-  ClaimedEvent,
-  TakeoverEvent,
-  NotStorableEvent,
 } from '../lib/events.js';
+export type { BreakerState, StateChangeReason, StateChangeEvent, BreakerRejectedEvent, ForcePassEvent } from '../policies/breaker/events.js';
 export * from '../policies/timeout/index.js';
 export { TimeoutOptionsSchema } from '../policies/timeout/schema.js';
 export * from '../policies/retry/index.js';

@@ -114,3 +114,6 @@ export async function events() {
     raw: { ...r, eventsSeen: seen },
   };
 }
+
+/** Import CPU time, browser bundle sizes and install size (bench/lib/weight.mjs; also alone: node bench/weight.mjs). */
+export { weight } from './lib/weight.mjs';

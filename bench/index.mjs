@@ -1,4 +1,5 @@
 // npm run bench: every figure of quality.md "Performance" (but lab speed)
+// and the package's weight (import CPU, bundle sizes, install size)
 // against cockatiel and opossum, in one process run (memory and concurrency
 // figures in a fresh child process per subject). Prints a table and writes
 // bench/results.json. BENCH_QUICK=1 runs it with tiny counts (smoke test);
@@ -15,7 +16,7 @@ console.log(`breakwater bench: node ${machine.node}, ${machine.cpus} cores (${ma
 
 const rows = [];
 const raw = {};
-for (const name of ['chain', 'breakers', 'timeoutAlone', 'events', 'concurrent', 'memory']) {
+for (const name of ['chain', 'breakers', 'timeoutAlone', 'events', 'concurrent', 'memory', 'weight']) {
   const t = Date.now();
   const f = await figures[name]();
   rows.push(...f.rows);

@@ -2,7 +2,8 @@ import { isObservable, merge, skip, type Observable, type Subscription } from 'r
 import { systemClock } from '../lib/clock.js';
 import { executeWith, runNext } from '../lib/context.js';
 import { ConfigError, isConfigError, type ConfigIssue } from '../lib/errors.js';
-import { EventSource, type ConfigRejectedEvent, type PolicyEvent } from '../lib/events.js';
+import { EventSource, type PolicyEvent } from '../lib/events.js';
+import type { ConfigRejectedEvent } from './events.js';
 import { toConfigIssues } from '../lib/schemas.js';
 import { Pipeline } from '../lib/pipe.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../lib/policy.js';

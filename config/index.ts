@@ -3,3 +3,4 @@ export { PipelineConfigSchema, PoliciesConfigSchema, type PipelineConfig, type P
 export { PolicyConfigSchema, entrySchemas, type EntryConfig } from './entries.js';
 export type { Handlers, BuildEnv } from './resolve.js';
 export type { ConfigAnswer, EntryAnswer, StrategyAnswer } from './types.js';
+export type { ConfigAppliedEvent, ConfigRejectedEvent } from './events.js';

@@ -209,7 +209,7 @@ export const isConfigError = (value: unknown): value is ConfigError => hasCode(v
  * True for breakwater's own load-shedding rejections (open breaker, rate
  * limit, full bulkhead, overload, concurrency limit, idempotency in progress, a key whose run
  * left no storable result): never retried, never a success or failure for a
- * breaker (spec rule 6); fallbacks do answer them.
+ * breaker (a shed call says nothing about the dependency); fallbacks do answer them.
  */
 export function isShedRejection(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;

@@ -1,4 +1,4 @@
-/** Verdict: the call succeeded (or threw a value `handle` does not count). */
+/** Settlement: the call succeeded (or threw a value `handle` does not count). */
 export const SUCCESS = 0;
 /** The call failed (a thrown value `handle` counts, a result `handleResult` counts, or `permit.failure()`). */
 export const FAILURE = 1;
@@ -7,11 +7,11 @@ export const RELEASE = 2;
 /** An enclosing deadline passed: a failure, and a slow call. */
 export const TIMEOUT = 3;
 /** One of {@link SUCCESS}, {@link FAILURE}, {@link RELEASE}, {@link TIMEOUT}. */
-export type Verdict = 0 | 1 | 2 | 3;
+export type Settlement = 0 | 1 | 2 | 3;
 
 /** What a permit and an isolation handle call back into. */
 export interface BreakerCore {
-  complete(token: number, start: number, verdict: Verdict, error: unknown): void;
+  complete(token: number, start: number, settlement: Settlement, error: unknown): void;
   endIsolation(epoch: number): void;
 }
 
@@ -26,7 +26,7 @@ export interface BreakerCore {
  * catch (e) { permit.failure(e); throw e; }
  * ```
  */
-export class Permit {
+export class BreakerPermit {
   private settled = false;
 
   constructor(
@@ -89,3 +89,8 @@ export class IsolationHandle {
   }
 }
 
+
+/** @deprecated Renamed {@link BreakerPermit}; this alias goes in the next major version. */
+export const Permit = BreakerPermit;
+/** @deprecated Renamed {@link BreakerPermit}; this alias goes in the next major version. */
+export type Permit = BreakerPermit;

@@ -1,8 +1,8 @@
-import { isObservable, merge, type Observable } from 'rxjs';
+import { isObservable, type Observable } from 'rxjs';
 import { systemClock, type Clock } from './clock.js';
 import { executeWith, runNext } from './context.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
-import type { PolicyEvent } from './events.js';
+import { mergeEvents, type PolicyEvent } from './events.js';
 import { ANSWER, RUN, type AltOf, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
 
 /**
@@ -71,7 +71,7 @@ export class Pipeline<T = never> implements Policy<T> {
     let head: Chain | undefined;
     for (const policy of flat) head = { policy, next: head };
     this.head = head;
-    this.events$ = merge(...flat.map((p) => p.events$));
+    this.events$ = mergeEvents(flat.map((p) => p.events$));
   }
 
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {

@@ -14,6 +14,11 @@ export const isSignalSource = (v: unknown): v is SignalSource =>
   isObservable(v) ||
   (typeof v === 'object' && v !== null && typeof (v as { value?: unknown }).value === 'function');
 
+interface CpuUsage {
+  user: number;
+  system: number;
+}
+
 /** A signal that can be read at any time. */
 export interface Signal {
   /** The current value. */
@@ -51,7 +56,8 @@ function noop(): void {}
  * Process CPU utilisation in [0, 1], relative to one core (a Node process
  * runs its JavaScript on one), from `process.cpuUsage()` sampled on demand at
  * most once per `sampleMs` of `clock` time; between samples the last value is
- * returned. Inject a function instead in tests and simulations.
+ * returned. Inject a function instead in tests and simulations. In a runtime
+ * with no `process.cpuUsage` (a browser, an edge worker) it reads 0.
  *
  * @example
  * ```ts
@@ -59,19 +65,23 @@ function noop(): void {}
  * ```
  */
 export function processCpu(options: { sampleMs?: number; clock?: Clock } = {}): Signal {
+  const proc = (globalThis as { process?: { cpuUsage?: (previous?: CpuUsage) => CpuUsage } }).process;
+  // a runtime with no process CPU figure (a browser, an edge worker): no load to report
+  if (typeof proc?.cpuUsage !== 'function') return { value: () => 0, dispose: noop };
+  const cpuUsage = proc.cpuUsage.bind(proc);
   const sampleMs = options.sampleMs ?? 1_000;
   const now = options.clock ? () => options.clock!.now() : () => Date.now();
   let lastAt = now();
-  let lastUsage = process.cpuUsage();
+  let lastUsage = cpuUsage();
   let current = 0;
   return {
     value() {
       const t = now();
       if (t - lastAt >= sampleMs) {
-        const usage = process.cpuUsage(lastUsage);
+        const usage = cpuUsage(lastUsage);
         current = Math.min(1, (usage.user + usage.system) / 1_000 / (t - lastAt));
         lastAt = t;
-        lastUsage = process.cpuUsage();
+        lastUsage = cpuUsage();
       }
       return current;
     },
@@ -111,6 +121,7 @@ export function healthOf(policy: Pick<Policy<unknown>, 'events$'>, options: { wi
 
 /** Counts and sums of samples over a rolling window of `slices` slices (sums of whole numbers). */
 export class RollingCounter {
+  /** Per slice: samples (counter 0) and the sum of their values (counter 1). */
   private readonly window: RollingWindow;
 
   constructor(
@@ -127,7 +138,9 @@ export class RollingCounter {
 
   /** Count and sum of the samples in the window at `now`. */
   totals(now: number): { count: number; sum: number } {
-    this.window.read(now);
-    return { count: this.window.v0, sum: this.window.v1 };
+    const w = this.window;
+    w.read(now);
+    const { v0: count, v1: sum } = w;
+    return { count, sum };
   }
 }

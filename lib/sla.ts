@@ -1,7 +1,8 @@
 /**
- * The SLA formulas of seed 002, as pure functions: each states the
- * assumptions it makes, and where the seed's own example tables disagree with
- * its formulas, the formula is implemented and the difference is named.
+ * Availability, recovery-time, retry-budget and degradation formulas, as pure
+ * functions: each states the assumptions it makes, and where the example
+ * tables usually published with a formula disagree with it, the formula is
+ * implemented and the difference is named.
  * Imported as `breakwater/sla`.
  * @packageDocumentation
  */
@@ -10,7 +11,7 @@
 export interface AvailabilityPart {
   /** The part's availability in [0, 1], e.g. 0.999. */
   readonly availability: number;
-  /** The failure-domain overlap coefficient α in [0, 1] (seed 002 ch.5: same-city dual centre 0.32, cross-cloud 0.08). */
+  /** The failure-domain overlap coefficient α in [0, 1] (e.g. 0.32 for two data centres in one city, 0.08 across clouds). */
   readonly overlap: number;
 }
 
@@ -19,8 +20,8 @@ function checkUnit(name: string, value: number): void {
 }
 
 /**
- * Availability of strategies combined: `1 − Π_i ((1 − SLA_i) × α_i)`
- * (seed 002 ch.5). Assumes the parts fail only together, each with
+ * Availability of redundant parts combined: `1 − Π_i ((1 − SLA_i) × α_i)`.
+ * Assumes the parts fail only together, each with
  * probability `(1 − SLA_i)` scaled by how much its failure domain overlaps the
  * others' (α = 1: fully shared domain, α = 0: independent). With one part of
  * α = 1 it is that part's availability.
@@ -58,7 +59,7 @@ export interface RtoInputs {
   readonly probes?: number;
 }
 
-/** The seed's base delays before recovery can start, by breaker state (ms). */
+/** The default waits before recovery can start, by breaker state (ms): 6 s open, 1 s half-open, none closed. */
 export const RTO_BASE_DELAY_MS: Readonly<Record<BreakerStateForRto, number>> = Object.freeze({
   open: 6000,
   'half-open': 1000,
@@ -66,7 +67,7 @@ export const RTO_BASE_DELAY_MS: Readonly<Record<BreakerStateForRto, number>> = O
 });
 
 /**
- * The longest recovery time to expect after a breaker trips (seed 002 §2.5):
+ * The longest recovery time to expect after a breaker trips:
  * `baseDelay(state) + errorLatency / (1 − (1 − recoveryRate)^probes)`.
  * The denominator is the chance that at least one of `probes` probes
  * succeeds; `Infinity` when `recoveryRate <= 0` (nothing ever recovers).
@@ -101,12 +102,12 @@ export interface SloRetryBudgetInputs {
 
 /**
  * Retries one call may make so that retrying spends at most `fraction` of the
- * SLO window (seed 002 §4.3):
+ * SLO window:
  * `min(maxRetries, floor(fraction × sloWindowMs / max(100, 2 × p99)))`.
  * Each attempt is assumed to cost twice the p99 (never under 100 ms).
  *
- * The seed's example table (p99 200 ms → 1 retry, 600 ms → 0) does not follow
- * from its own formula: with the defaults both give 3. The formula is what
+ * The example table often published with this formula (p99 200 ms → 1
+ * retry, 600 ms → 0) does not follow from it: with the defaults both give 3. The formula is what
  * is implemented: the budget first drops below 3 at p99 > 1,000 ms and
  * reaches 0 above 3,000 ms.
  *
@@ -141,13 +142,13 @@ export interface DynamicThresholdWeights {
   /** @defaultValue 0.2 */ readonly probe: number;
 }
 
-/** The seed's weights: load 0.3, errors 0.5, probe distrust 0.2. */
+/** The default weights: load 0.3, errors 0.5, probe distrust 0.2. */
 export const DYNAMIC_THRESHOLD_WEIGHTS: DynamicThresholdWeights = Object.freeze({ rps: 0.3, error: 0.5, probe: 0.2 });
 
 /**
- * The dynamic trip threshold of seed 002 §2.2:
+ * The dynamic trip threshold, which rises with load, errors and failed probes:
  * `w.rps·min(1, rps/baseRps) + w.error·errorRate + w.probe·(1 − probeSuccessRate)`;
- * the breaker trips when the error rate exceeds it. Note what the seed's
+ * the breaker trips when the error rate exceeds it. Note what the
  * formula implies: the error rate itself raises the threshold with weight
  * 0.5, so with the default weights and no load, an error rate `e` trips only
  * when `e > 0.5e + 0.2(1 − p)`, that is when `e > 0.4(1 − p)`: with healthy
@@ -165,7 +166,7 @@ export function dynamicThreshold(signals: DynamicThresholdSignals, weights: Dyna
   return weights.rps * load + weights.error * errorRate + weights.probe * (1 - probeSuccessRate);
 }
 
-/** Thresholds of the seed 002 §3.3 degradation decision tree. */
+/** Thresholds of the degradation decision tree ({@link degradeDecision}). */
 export interface DegradeThresholds {
   /** Requests per second above which traffic is "high". @defaultValue 5000 */
   readonly qpsHigh: number;
@@ -179,7 +180,7 @@ export interface DegradeThresholds {
   readonly healthyMin: number;
 }
 
-/** The seed's example thresholds. */
+/** The default thresholds: high traffic above 5,000 rps, medium above 2,000; CPU 0.85 and 0.92; healthy ratio 0.9. */
 export const DEGRADE_THRESHOLDS: DegradeThresholds = Object.freeze({
   qpsHigh: 5000,
   qpsMid: 2000,
@@ -199,7 +200,7 @@ export interface DegradeSignals {
 }
 
 /**
- * What the tree decided, with the seed's action for the branch:
+ * What the tree decided, with the action suggested for the branch:
  * `'shedNonCore'` (high QPS and CPU over `cpuHigh`: break non-core APIs),
  * `'serveFromCache'` (high QPS and an unhealthy downstream: local cache
  * fallback), `'limitAndSample'` (medium QPS and CPU over `cpuCritical`:
@@ -211,11 +212,11 @@ export interface DegradeDecision {
 }
 
 /**
- * The degradation decision tree of seed 002 §3.3 with its actions. High
+ * The degradation decision tree over request rate, CPU and downstream health, with its actions. High
  * traffic degrades on hot CPU *or* an unhealthy downstream; medium traffic
  * only on critical CPU (so a sick downstream alone does not cut it off); low
- * traffic never. Comparisons are strict, as in the seed's code (its diagram
- * says "CPU ≥ 85%"; the code, which this follows, says `> 0.85`).
+ * traffic never. Comparisons are strict: a CPU of exactly `cpuHigh` does not
+ * degrade.
  *
  * @example
  * ```ts
@@ -234,7 +235,7 @@ export function degradeDecision(signals: DegradeSignals, thresholds: DegradeThre
 }
 
 /**
- * The boolean form of {@link degradeDecision}: seed 002 §3.3's `should_degrade`.
+ * The boolean form of {@link degradeDecision}: whether to degrade at all.
  * @example
  * ```ts
  * shouldDegrade({ qps: 3_000, cpu: 0.95, healthyRatio: 1 }); // true

@@ -29,9 +29,15 @@ export class TestTimer {
   }
 }
 
+// A macrotask: Node's and Bun's setImmediate, else (browsers, Deno) a zero timeout.
+const nextTurn: (fn: () => void) => unknown =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
+    ? (globalThis as unknown as { setImmediate: (fn: () => void) => unknown }).setImmediate
+    : (fn) => setTimeout(fn, 0);
+
 /** Lets every promise callback that is ready run, as a real event-loop turn would. */
 function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => nextTurn(resolve));
 }
 
 /**

@@ -24,3 +24,6 @@ export const memoryRounds = quick ? 1 : 3;
 
 /** Where the results go. */
 export const outFile = process.env.BENCH_OUT ?? new URL('../results.json', import.meta.url).pathname;
+
+/** Fresh processes per subject for the import CPU figure (the median is reported). */
+export const importRuns = Number(process.env.BENCH_IMPORT_RUNS ?? (quick ? 3 : 15));

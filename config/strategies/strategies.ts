@@ -107,12 +107,12 @@ function make<T>(strategy: keyof typeof strategySchemas, options: object): Confi
  * ```
  */
 export const strategies = {
-  /** #1 `timeout(t) → breaker()`: fail fast instead of queueing on a sick dependency (seed 001, seed 000). */
+  /** #1 `timeout(t) → breaker()`: fail fast instead of queueing on a sick dependency. */
   failFast: (options: StrategyOptions<'failFast'> = {}): ConfigPipeline<never> => make('failFast', options),
-  /** #2 `timeout(perAttempt) → retry(exponential, jitter) → timeout(total)` (seed 002 §4.1, §4.2). */
+  /** #2 `timeout(perAttempt) → retry(exponential, jitter) → timeout(total)`: each attempt and the whole call bounded. */
   boundedRetry: (options: StrategyOptions<'boundedRetry', { retryOn?: (error: unknown) => boolean }> = {}): ConfigPipeline<never> =>
     make('boundedRetry', options),
-  /** #3 `timeout(t) → retry({ budget: tokenBudget() })`, or an `sloBudget` (seed 002 §4.3). */
+  /** #3 `timeout(t) → retry({ budget: tokenBudget() })`, or an `sloBudget`: retries that cannot multiply the load in an outage. */
   budgetedRetry: (options: StrategyOptions<'budgetedRetry', { retryOn?: (error: unknown) => boolean }> = {}): ConfigPipeline<never> =>
     make('budgetedRetry', options),
   /** #4 `timeout → retry → breaker → fallback`: the canonical chain (go-zero DoWithFallback). */
@@ -122,32 +122,32 @@ export const strategies = {
   guardedRetry: (options: StrategyOptions<'guardedRetry', { retryOn?: (error: unknown) => boolean }> = {}): ConfigPipeline<never> =>
     make('guardedRetry', options),
   /**
-   * #6 `timeout → cache(last good) → circuitBreaker(slowCallRatio) → fallbackChain(stale value, fallback?)`
-   * (seed 003): trips on slow calls and answers from the last good value per `ctx.key`.
+   * #6 `timeout → cache(last good) → circuitBreaker(slowCallRatio) → fallbackChain(stale value, fallback?)`:
+   * trips on slow calls and answers from the last good value per `ctx.key`.
    */
   slowCallShield: <F = never>(options: StrategyOptions<'slowCallShield', { fallback?: Answer<F> }> = {}): ConfigPipeline<unknown> =>
     make('slowCallShield', options),
-  /** #7 `circuitBreaker(consecutiveFailures, 5) → fallback(default value)`: seed 002's "5 failures in a row" contract, silent degradation. */
+  /** #7 `circuitBreaker(consecutiveFailures, 5) → fallback(default value)`: open after 5 failures in a row, and answer with a default meanwhile (silent degradation). */
   errorCountTrip: <F>(options: StrategyOptions<'errorCountTrip', { fallback?: Answer<F>; defaultValue?: F }>): ConfigPipeline<F> =>
     make<F>('errorCountTrip', options),
-  /** #8 `timeout → retry → idempotent`: retried writes that run once per key (seed 002 §4.4). */
+  /** #8 `timeout → retry → idempotent`: retried writes that run once per key. */
   idempotentRetry: (options: StrategyOptions<'idempotentRetry', { retryOn?: (error: unknown) => boolean; idempotent?: Record<string, unknown> }> = {}): ConfigPipeline<never> =>
     make('idempotentRetry', options),
   /**
    * #9 a writer, not a pipeline: `deliver(payload)` through `timeout → breaker`, queued durably when that
-   * fails or is shed, replayed in order per key (seed 003). See {@link writeBehind}.
+   * fails or is shed, replayed in order per key. See {@link writeBehind}.
    */
   writeBehind: <P>(options: WriteBehindOptions<P>): WriteBehind<P> => writeBehind(options),
   /**
-   * #10 `timeout → cache(last good) → breaker → fallbackChain(stale value, ...fallbacks, default)`
-   * (seed 002 §3.2).
+   * #10 `timeout → cache(last good) → breaker → fallbackChain(stale value, ...fallbacks, default)`:
+   * the answers tried in order, best first.
    */
   fallbackChain: <F = never, D = never>(
     options: StrategyOptions<'fallbackChain', { fallbacks?: readonly Answer<F>[]; defaultValue?: D }> = {},
   ): ConfigPipeline<unknown> => make('fallbackChain', options),
-  /** #11 `timeout → keyedBreaker(method) → keyedBreaker(service) → fallback` (seed 002 §2.4). */
+  /** #11 `timeout → keyedBreaker(method) → keyedBreaker(service) → fallback`: a sick method opens alone, a sick service opens for all its methods. */
   layeredBreakers: <F>(options: StrategyOptions<'layeredBreakers', { fallback: Answer<F> }>): ConfigPipeline<F> => make<F>('layeredBreakers', options),
-  /** #12 `bulkhead → degrade(decisionTree) → fallback`, or a `rateLimiter` instead of the bulkhead (seed 002 §3.3, seed 001). */
+  /** #12 `bulkhead → degrade(decisionTree) → fallback`, or a `rateLimiter` instead of the bulkhead: degrade on load, CPU or downstream health. */
   adaptiveDegrade: <F>(
     options: StrategyOptions<'adaptiveDegrade', { fallback: (errorOrInfo: unknown, ctx: ExecutionContext) => F | PromiseLike<F>; signals?: Record<string, unknown> }>,
   ): ConfigPipeline<F> => make<F>('adaptiveDegrade', options),

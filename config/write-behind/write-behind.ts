@@ -47,7 +47,7 @@ export type WriteBehindOptions<P> = Omit<z.input<typeof WriteBehindOptionsSchema
 export type WriteResult = { readonly status: 'delivered'; readonly id: string } | { readonly status: 'queued'; readonly id: string };
 
 /**
- * Strategy #9 (seed 003, "asynchronous writes as degradation"): a writer, not
+ * Strategy #9 (asynchronous writes as degradation): a writer, not
  * a pipeline. `write(payload)` delivers through `timeout → breaker`; when
  * that fails or is shed, the payload is queued in the store and the call
  * resolves as `queued`. A replayer drains the queue through the same

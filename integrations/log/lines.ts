@@ -12,7 +12,7 @@ export interface LogLine {
 
 const num = (v: unknown): string => (typeof v === 'number' ? String(Math.round(v * 1000) / 1000) : String(v));
 
-const LOGGED: ReadonlySet<string> = new Set(['stateChange', 'rejected', 'retry', 'giveUp', 'timeout', 'fallbackFailed']);
+const LOGGED: ReadonlySet<string> = new Set(['stateChange', 'rejected', 'limitRejected', 'concurrencyRejected', 'retry', 'giveUp', 'timeout', 'fallbackFailed']);
 
 /** True for the kinds of event that get a line (not outcomes, successes, cache hits...). */
 export function isLogged(type: string): boolean {
@@ -40,6 +40,8 @@ export function lineFor(e: LooseEvent): LogLine | undefined {
       return { level: e['to'] === 'open' ? 'warn' : 'info', fields: fieldsOf(e), msg: `${p}: breaker ${String(e['from'])} -> ${String(e['to'])}${figure}` };
     }
     case 'rejected':
+    case 'limitRejected':
+    case 'concurrencyRejected':
       return { level: 'warn', fields: fieldsOf(e), msg: `${p}: call rejected${e['state'] === undefined ? '' : ` (${String(e['state'])})`}` };
     case 'retry':
       return { level: 'info', fields: fieldsOf(e), msg: `${p}: retrying, attempt ${num(e['attempt'])} in ${num(e['delayMs'])} ms` };

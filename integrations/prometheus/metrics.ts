@@ -28,8 +28,8 @@ interface Observe {
  * - for each adaptive concurrency limiter, `breakwater_concurrency_limit{policy}`
  *   and `breakwater_concurrency_in_flight{policy}` gauges, read at each scrape.
  *
- * Every series carries the `labels` given; with `gobreakerAliases`, seed
- * 002's `gobreaker_state{name}` and `gobreaker_calls_total{name,result}` are
+ * Every series carries the `labels` given; with `gobreakerAliases`, the
+ * gobreaker-style `gobreaker_state{name}` and `gobreaker_calls_total{name,result}` are
  * kept for the breakers too. Several policies may be registered on one
  * registry: they share the metrics. The handle's `dispose()` unsubscribes,
  * drops the breakers' state series, and removes the metrics once the last

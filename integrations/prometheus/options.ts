@@ -45,7 +45,7 @@ export const PrometheusOptionsSchema = z
      */
     buckets: bucketsSchema.optional(),
     /**
-     * Also keep seed 002's gobreaker metrics: `gobreaker_state{name}` and
+     * Also keep gobreaker-style metrics: `gobreaker_state{name}` and
      * `gobreaker_calls_total{name,result}` (result success, failure or rejected; a timeout counts as a failure).
      * @defaultValue false
      */

@@ -1,7 +1,7 @@
-import { BreakerPolicy, SUCCESS, type Verdict } from '../breaker/breaker.js';
+import { BreakerPolicy, SUCCESS, type Settlement } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
-import type { BreakerState, StateChangeReason } from '../../lib/events.js';
+import type { BreakerState, StateChangeReason } from '../breaker/events.js';
 import { checkOptions } from '../../lib/options.js';
 import { goZeroOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import { adaptiveBreakerOptions, type AdaptiveBreakerOptions, type AdaptiveBreakerSnapshot, type ResolvedAdaptiveBreakerOptions } from './options.js';
@@ -146,11 +146,12 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
   stats(): AdaptiveBreakerStats {
     const w = this.window;
     w.read(this.clock.now());
-    const admitRatio = this.current === 'closed' ? 1 - Math.max(0, this.dropRatio(w.v0, w.v1)) : this.current === 'open' ? this.o.probeRatio : this.admitRatio;
+    const { v0: successes, v1: failures, v2: successMs } = w;
+    const admitRatio = this.current === 'closed' ? 1 - Math.max(0, this.dropRatio(successes, failures)) : this.current === 'open' ? this.o.probeRatio : this.admitRatio;
     return {
-      accepts: w.v0,
-      failures: w.v1,
-      meanMs: w.v0 === 0 ? 0 : w.v2 / w.v0,
+      accepts: successes,
+      failures,
+      meanMs: successes === 0 ? 0 : successMs / successes,
       failuresInRow: this.failuresInRow,
       successShare: this.successShare,
       admitRatio: this.isolations > 0 ? 0 : admitRatio,
@@ -167,7 +168,8 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     if (this.isolations > 0) return false;
     const w = this.window;
     w.read(now);
-    return w.v0 + w.v1 === 0;
+    const { v0: successes, v1: failures } = w;
+    return successes + failures === 0;
   }
 
   protected admit(start: number): number {
@@ -192,13 +194,16 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     const state = this.current;
     if (state === 'closed') {
       // Failures within `protection`: the drop ratio is <= 0 whatever the window holds (k >= 1).
-      if (w.s1 <= o.protection) return this.generation;
+      const { s1: failuresHeld } = w;
+      if (failuresHeld <= o.protection) return this.generation;
       w.read(start);
-      const dropRatio = this.dropRatio(w.v0, w.v1);
+      const { v0: successes, v1: failures } = w;
+      const dropRatio = this.dropRatio(successes, failures);
       return dropRatio <= 0 ? this.generation : this.pass(start, dropRatio);
     }
     w.read(start);
-    if (w.v0 + w.v1 === 0) {
+    const { v0: successes, v1: failures } = w;
+    if (successes + failures === 0) {
       // Nothing recorded for a whole window: nothing left to judge the dependency by, the streaks included.
       this.forget();
       this.toClosed('windowExpired', undefined);
@@ -207,11 +212,11 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     return this.pass(start, state === 'open' ? 1 - o.probeRatio : 1 - this.admitRatio);
   }
 
-  protected record(token: number, start: number, verdict: Verdict): number {
+  protected record(token: number, start: number, settlement: Settlement): number {
     // Closed, a success within a bucket of the last timed one needs no clock: it is counted at the breaker's last
     // reading (this call's start or later) with the last measured duration.
     const sinceTimed = this.latest - this.timedAt;
-    if (verdict === SUCCESS && token === this.generation && this.current === 'closed' && sinceTimed >= 0 && sinceTimed < this.window.bucketMs) {
+    if (settlement === SUCCESS && token === this.generation && this.current === 'closed' && sinceTimed >= 0 && sinceTimed < this.window.bucketMs) {
       this.answered(this.latest);
       this.recordSuccess(this.latest, this.heldMs);
       return NaN;
@@ -220,7 +225,7 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     this.answered(now);
     // An outcome of a call admitted before a transition says nothing about the dependency now (gobreaker's generations).
     if (token !== this.generation) return now;
-    if (verdict === SUCCESS) {
+    if (settlement === SUCCESS) {
       this.heldMs = durationMs(start, now);
       this.timedAt = now;
       this.recordSuccess(now, this.heldMs);
@@ -294,7 +299,8 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
   private stalled(now: number): boolean {
     const w = this.window;
     w.read(now);
-    return w.v0 === 0 || now - this.firstUnansweredAt > (STALL_FACTOR * w.v2) / w.v0;
+    const { v0: successes, v2: successMs } = w;
+    return successes === 0 || now - this.firstUnansweredAt > (STALL_FACTOR * successMs) / successes;
   }
 
   /** Admits with probability `1 − dropRatio`, and at least one call per `forcePassMs`; throws when it sheds. */

@@ -2,7 +2,8 @@ import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { Context, executeWith, hardAborted, runNext } from '../../lib/context.js';
 import { ConcurrencyLimitedError } from '../../lib/errors.js';
-import { EventSource, type LimitChangeReason, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { LimitChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
 import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
@@ -215,7 +216,7 @@ export class AdaptiveLimiterPolicy implements Policy<never>, LimiterCore {
     const retryAfterMs = this.lastRtt === undefined ? undefined : Math.ceil(this.lastRtt);
     const error = new ConcurrencyLimitedError(this.name, this.admitted, retryAfterMs);
     if (this.events.observed) {
-      this.events.emit({ type: 'rejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      this.events.emit({ type: 'concurrencyRejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
       // Shed at admission: no time passed.
       this.events.emit({ type: 'outcome', policy: this.name, result: 'rejected', durationMs: 0, error });
     }

@@ -1,4 +1,4 @@
-import type { LimitChangeReason } from '../../lib/events.js';
+import type { LimitChangeReason } from './events.js';
 import type { ResolvedAlgorithm } from './options.js';
 
 /** What one sampling window measured. */

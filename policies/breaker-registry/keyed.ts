@@ -5,9 +5,9 @@ import { ConfigError } from '../../lib/errors.js';
 import type { PolicyEvent } from '../../lib/events.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 import type { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
-import type { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
+import type { CircuitBreakerPolicy } from '../circuit-breaker/circuit-breaker.js';
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
-import type { SreBreaker } from '../sre-breaker/sre-breaker.js';
+import type { SreBreakerPolicy } from '../sre-breaker/sre-breaker.js';
 import type { AdaptiveDefaults, BreakerRegistryOptions, SreDefaults } from './options.js';
 import { BreakerRegistry, type AnyBreaker } from './registry.js';
 
@@ -25,7 +25,7 @@ export type KeyOf = (ctx: ExecutionContext) => string;
  * await perHost.execute(call, { meta: { host: 'users.internal' } });
  * ```
  */
-export class KeyedBreaker<B extends AnyBreaker = AnyBreaker> implements Policy<never> {
+export class KeyedBreakerPolicy<B extends AnyBreaker = AnyBreaker> implements Policy<never> {
   declare readonly [ANSWER]?: () => never;
   readonly name: string;
 
@@ -68,7 +68,7 @@ export class KeyedBreaker<B extends AnyBreaker = AnyBreaker> implements Policy<n
 }
 
 /**
- * Makes a {@link KeyedBreaker}: one breaker per key, from `options` (a
+ * Makes a {@link KeyedBreakerPolicy}: one breaker per key, from `options` (a
  * registry's options) or over an existing registry.
  *
  * @example
@@ -80,17 +80,17 @@ export class KeyedBreaker<B extends AnyBreaker = AnyBreaker> implements Policy<n
  */
 export function keyedBreaker(
   keyOf: KeyOf,
-  options: BreakerRegistry<CircuitBreaker> | (BreakerRegistryOptions & { defaults: CircuitBreakerOptions }),
-): KeyedBreaker<CircuitBreaker>;
-export function keyedBreaker(keyOf: KeyOf, options: BreakerRegistry<SreBreaker> | (BreakerRegistryOptions & { defaults: SreDefaults })): KeyedBreaker<SreBreaker>;
+  options: BreakerRegistry<CircuitBreakerPolicy> | (BreakerRegistryOptions & { defaults: CircuitBreakerOptions }),
+): KeyedBreakerPolicy<CircuitBreakerPolicy>;
+export function keyedBreaker(keyOf: KeyOf, options: BreakerRegistry<SreBreakerPolicy> | (BreakerRegistryOptions & { defaults: SreDefaults })): KeyedBreakerPolicy<SreBreakerPolicy>;
 export function keyedBreaker(
   keyOf: KeyOf,
   options?: BreakerRegistry<AdaptiveBreakerPolicy> | (BreakerRegistryOptions & { defaults?: AdaptiveDefaults }),
-): KeyedBreaker<AdaptiveBreakerPolicy>;
-export function keyedBreaker(keyOf: KeyOf, options?: BreakerRegistry | BreakerRegistryOptions): KeyedBreaker;
-export function keyedBreaker(keyOf: KeyOf, options: BreakerRegistry | BreakerRegistryOptions = {}): KeyedBreaker {
+): KeyedBreakerPolicy<AdaptiveBreakerPolicy>;
+export function keyedBreaker(keyOf: KeyOf, options?: BreakerRegistry | BreakerRegistryOptions): KeyedBreakerPolicy;
+export function keyedBreaker(keyOf: KeyOf, options: BreakerRegistry | BreakerRegistryOptions = {}): KeyedBreakerPolicy {
   if (typeof keyOf !== 'function') {
     throw new ConfigError('keyedBreaker', [{ path: 'keyOf', message: 'expected a function (ctx) => string' }]);
   }
-  return new KeyedBreaker(keyOf, options instanceof BreakerRegistry ? options : new BreakerRegistry(options));
+  return new KeyedBreakerPolicy(keyOf, options instanceof BreakerRegistry ? options : new BreakerRegistry(options));
 }

@@ -6,18 +6,17 @@ import { EventSource, type PolicyEvent } from '../../lib/events.js';
 import { checkOptions, Findings, type Rule } from '../../lib/options.js';
 import { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
 import { adaptiveBreakerOptions } from '../adaptive-breaker/options.js';
-import { CircuitBreaker } from '../circuit-breaker/circuit-breaker.js';
-import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
-import { circuitBreakerOptions } from '../circuit-breaker/options.js';
+import { CircuitBreakerPolicy } from '../circuit-breaker/circuit-breaker.js';
+import { circuitBreakerOptions, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import { sreBreakerOptions } from '../sre-breaker/options.js';
-import { SreBreaker } from '../sre-breaker/sre-breaker.js';
+import { SreBreakerPolicy } from '../sre-breaker/sre-breaker.js';
 import { breakerRegistryOptions, isPlainObject, type AdaptiveDefaults, type BreakerRegistryOptions, type SreDefaults } from './options.js';
 
 /** Any breaker a registry can hold. */
-export type AnyBreaker = AdaptiveBreakerPolicy | SreBreaker | CircuitBreaker;
+export type AnyBreaker = AdaptiveBreakerPolicy | SreBreakerPolicy | CircuitBreakerPolicy;
 
 /**
- * One breaker per key (seed 002 §2.4, multi-level breakers: per service,
+ * One breaker per key (multi-level breakers: per service,
  * method, host, tenant), made on first use from shared, validated options.
  * Breakers unused for `idleMs` are dropped lazily when the registry is used
  * (least recently used first, no timer), so hundreds of thousands of keys
@@ -120,7 +119,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   private make(key: string): B {
     const name = `${this.name}:${key}`;
     const b = (
-      this.adaptive !== undefined ? new AdaptiveBreakerPolicy(this.adaptive, name) : this.sre !== undefined ? new SreBreaker(this.sre, name) : new CircuitBreaker(this.machine!, name)
+      this.adaptive !== undefined ? new AdaptiveBreakerPolicy(this.adaptive, name) : this.sre !== undefined ? new SreBreakerPolicy(this.sre, name) : new CircuitBreakerPolicy(this.machine!, name)
     ) as B;
     b.key = key;
     b.ev = this.events;
@@ -188,8 +187,8 @@ function parseDefaults<T>(rule: Rule<T>, input: unknown): T {
  * const b = tenants.get(tenantId);
  * ```
  */
-export function breakerRegistry(options: BreakerRegistryOptions & { defaults: CircuitBreakerOptions }): BreakerRegistry<CircuitBreaker>;
-export function breakerRegistry(options: BreakerRegistryOptions & { defaults: SreDefaults }): BreakerRegistry<SreBreaker>;
+export function breakerRegistry(options: BreakerRegistryOptions & { defaults: CircuitBreakerOptions }): BreakerRegistry<CircuitBreakerPolicy>;
+export function breakerRegistry(options: BreakerRegistryOptions & { defaults: SreDefaults }): BreakerRegistry<SreBreakerPolicy>;
 export function breakerRegistry(options?: BreakerRegistryOptions & { defaults?: AdaptiveDefaults }): BreakerRegistry<AdaptiveBreakerPolicy>;
 export function breakerRegistry(options?: BreakerRegistryOptions): BreakerRegistry;
 export function breakerRegistry(options: BreakerRegistryOptions = {}): BreakerRegistry {

@@ -2,13 +2,14 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Clock } from '../../lib/clock.js';
 import { Context, EMPTY_META, executeWith, runNext } from '../../lib/context.js';
 import { ConfigError, isShedRejection, isTimeoutError, type BrokenCircuitError } from '../../lib/errors.js';
-import { EventSource, type BreakerState, type OutcomeResult, type PolicyEvent, type StateChangeReason } from '../../lib/events.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { BreakerState, StateChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
 import { thrownOutcome } from '../../lib/outcome.js';
-import { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict } from '../../lib/permit.js';
+import { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement } from '../../lib/permit.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';
 
-export { FAILURE, IsolationHandle, Permit, RELEASE, SUCCESS, TIMEOUT, type Verdict };
+export { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement };
 
 /** What every breaker's options carry: the judges of thrown values and results. */
 interface Judged {
@@ -18,7 +19,8 @@ interface Judged {
 
 /**
  * What both breaker families share: the permit API, `execute` through the
- * Policy contract (README rules 3 and 6), `state$`, `events$`, `isolate()`,
+ * Policy contract (the caller's own cancellation and breakwater's shed
+ * rejections record nothing, an enclosing deadline counts as a failure), `state$`, `events$`, `isolate()`,
  * `reset()`. Subclasses decide admission ({@link BreakerPolicy.admit}) and
  * what an outcome does ({@link BreakerPolicy.record}).
  *
@@ -91,13 +93,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   }
 
   /**
-   * Asks to make a call: returns a {@link Permit} to settle, or throws
+   * Asks to make a call: returns a {@link BreakerPermit} to settle, or throws
    * `BrokenCircuitError` when the breaker sheds it.
    */
-  allow(): Permit {
+  allow(): BreakerPermit {
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
-    return new Permit(this, this.admit(start), start);
+    return new BreakerPermit(this, this.admit(start), start);
   }
 
   /** Runs `op` through the breaker. */
@@ -138,7 +140,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
   }
 
   private failed(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
-    this.finish(token, start, this.verdictOf(error, ctx), this.observed ? thrownOutcome(error, ctx) : 'failure', error);
+    this.finish(token, start, this.settlementOf(error, ctx), this.observed ? thrownOutcome(error, ctx) : 'failure', error);
     throw error;
   }
 
@@ -169,21 +171,21 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
    * `failure(error)` (classified like a thrown `error`, nothing to cancel it)
    * or `release()` (the caller cancelled).
    */
-  complete(token: number, start: number, verdict: Verdict, error: unknown): void {
+  complete(token: number, start: number, settlement: Settlement, error: unknown): void {
     let result: OutcomeResult = 'success';
     if (this.observed) {
-      if (verdict === RELEASE) result = error === undefined ? 'cancelled' : thrownOutcome(error, undefined);
-      else if (verdict === TIMEOUT) result = 'timeout';
-      else if (verdict === FAILURE) result = thrownOutcome(error, undefined);
+      if (settlement === RELEASE) result = error === undefined ? 'cancelled' : thrownOutcome(error, undefined);
+      else if (settlement === TIMEOUT) result = 'timeout';
+      else if (settlement === FAILURE) result = thrownOutcome(error, undefined);
     }
-    this.finish(token, start, verdict, result, error);
+    this.finish(token, start, settlement, result, error);
   }
 
   /** Records (or releases) an admitted call and reports it as `result`, which only matters when someone listens. */
-  private finish(token: number, start: number, verdict: Verdict, result: OutcomeResult, error: unknown): void {
+  private finish(token: number, start: number, settlement: Settlement, result: OutcomeResult, error: unknown): void {
     let now = NaN;
-    if (verdict === RELEASE) this.release(token, start);
-    else now = this.record(token, start, verdict);
+    if (settlement === RELEASE) this.release(token, start);
+    else now = this.record(token, start, settlement);
     if (this.observed) {
       // One clock read serves the window and the event, when the breaker read one.
       const durationMs = (now === now ? now : this.clock.now()) - start;
@@ -198,7 +200,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
    */
   protected abstract admit(start: number): number;
   /** Records an admitted call's outcome; returns the clock time it read for it, or NaN when it read none. */
-  protected abstract record(token: number, start: number, verdict: Verdict): number;
+  protected abstract record(token: number, start: number, settlement: Settlement): number;
   /** An admitted call (started at clock time `start`) ends recording nothing. */
   protected abstract release(token: number, start: number): void;
   /** The first isolation began: force open. */
@@ -226,8 +228,8 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> imple
     throw error;
   }
 
-  /** README rules 3 and 6: what a thrown value means for the breaker. */
-  private verdictOf(error: unknown, ctx: ExecutionContext): Verdict {
+  /** What a thrown value means for the breaker: the caller's abort and a shed rejection record nothing, a passed deadline is a timeout, else `handle` decides. */
+  private settlementOf(error: unknown, ctx: ExecutionContext): Settlement {
     // The caller's own abort records nothing; an enclosing deadline is a failure now.
     if (abortedHard(ctx)) return abortedByCaller(ctx) ? RELEASE : TIMEOUT;
     if (isShedRejection(error)) return RELEASE;

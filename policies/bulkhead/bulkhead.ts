@@ -11,13 +11,13 @@ import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
 import { Slot, Waiter, type SlotOwner } from './queue.js';
 
 /**
- * Bounds how many calls run at once (a bulkhead, seed 001's isolation): at
+ * Bounds how many calls run at once (a bulkhead: isolation, so one slow dependency cannot take every worker): at
  * most `limit` run, up to `queue` more wait in arrival order, the rest are
  * rejected at once with `BulkheadRejectedError`. A waiter whose caller
  * aborts (or whose deadline passes) leaves the queue at once. A slot is held
  * until the operation itself settles, even when an inner aggressive timeout
  * or the caller has stopped waiting for it: an abandoned operation still uses
- * the resource the bulkhead bounds (spec rule 3).
+ * the resource the bulkhead bounds.
  *
  * @example
  * ```ts
@@ -76,7 +76,7 @@ export class BulkheadPolicy implements Policy<never> {
     if (this.waiting.size >= this.queueLimit) {
       const error = new BulkheadRejectedError(this.name);
       if (this.events.observed) {
-        this.events.emit({ type: 'rejected', policy: this.name, reason: 'bulkheadFull' });
+        this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'bulkheadFull' });
         this.report(thrownOutcome(error, undefined), start, error);
       }
       return Promise.reject(error);

@@ -1,7 +1,8 @@
 import type { Observable } from 'rxjs';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { executeWith, runNext, toContext } from '../../lib/context.js';
-import { EventSource, type InjectedEvent, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type PolicyEvent } from '../../lib/events.js';
+import type { InjectedEvent } from './events.js';
 import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../../lib/policy.js';

@@ -1,2 +1,3 @@
 export { chaos, ChaosPolicy } from './chaos.js';
 export type { ChaosOptions, ChaosResult, ChaosFault } from './options.js';
+export type { InjectedEvent } from './events.js';

@@ -1,7 +1,7 @@
-import { BreakerPolicy, SUCCESS, TIMEOUT, type Verdict } from '../breaker/breaker.js';
+import { BreakerPolicy, SUCCESS, TIMEOUT, type Settlement } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
-import type { BreakerState, StateChangeReason } from '../../lib/events.js';
+import type { BreakerState, StateChangeReason } from '../breaker/events.js';
 import { checkOptions } from '../../lib/options.js';
 import { leapArrayOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import {
@@ -11,7 +11,7 @@ import {
   type CircuitBreakerStats,
   type ResolvedCircuitBreakerOptions,
 } from './options.js';
-import { tripFigure } from './strategies.js';
+import { tripFigure } from './trips.js';
 
 /**
  * The three-state breaker of Sentinel and gobreaker: closed (counting in a
@@ -19,7 +19,7 @@ import { tripFigure } from './strategies.js';
  * (at most `probes` probes at once; `probes` successes close it, one failure
  * reopens it). Every transition starts a new generation: an outcome that
  * arrives after one is discarded. No timer: time is looked at only when a
- * call asks or settles. Behaviour: breakers.md, part B.
+ * call asks or settles. Behaviour: docs/breakers.md, "The state machine".
  *
  * @example
  * ```ts
@@ -27,8 +27,8 @@ import { tripFigure } from './strategies.js';
  * b.state$.subscribe((s) => log.info('breaker', s));
  * ```
  */
-export class CircuitBreaker extends BreakerPolicy<BreakerState> {
-  /** @internal the statistics window (Sentinel alignment: multiples of the bucket length). */
+export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
+  /** @internal the statistics window (Sentinel alignment: multiples of the bucket length): calls, failures, slow calls. */
   readonly window: RollingWindow;
   private o: ResolvedCircuitBreakerOptions;
   private slowCallMs: number;
@@ -106,10 +106,11 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
   stats(): CircuitBreakerStats {
     const w = this.window;
     w.read(this.clock.now());
+    const { v0: total, v1: failures, v2: slow } = w;
     return {
-      total: w.v0,
-      failures: w.v1,
-      slow: w.v2,
+      total,
+      failures,
+      slow,
       consecutiveFailures: this.consecutiveFailures,
       consecutiveSuccesses: this.consecutiveSuccesses,
     };
@@ -126,7 +127,8 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     if (this.current === 'half-open') return this.inFlight === 0;
     const w = this.window;
     w.read(now);
-    return w.v0 === 0;
+    const { v0: total } = w;
+    return total === 0;
   }
 
   protected admit(start: number): number {
@@ -144,13 +146,13 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     return this.generation;
   }
 
-  protected record(token: number, start: number, verdict: Verdict): number {
+  protected record(token: number, start: number, settlement: Settlement): number {
     const now = this.clock.now();
     if (this.current === 'half-open') this.halfOpenExpired(now);
     // gobreaker's generations: an outcome from before a transition changes nothing.
     if (token !== this.generation) return now;
-    const failed = verdict !== SUCCESS;
-    const slow = this.timed && (verdict === TIMEOUT || now - start > this.slowCallMs);
+    const failed = settlement !== SUCCESS;
+    const slow = this.timed && (settlement === TIMEOUT || now - start > this.slowCallMs);
     if (this.current === 'closed') {
       const w = this.window;
       w.add(now, 1, failed ? 1 : 0, slow ? 1 : 0);
@@ -162,7 +164,8 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
         this.consecutiveFailures = 0;
       }
       const psr = this.o.strategy === 'dynamicThreshold' ? this.probeSuccessRate() : 1;
-      const figure = tripFigure(this.o, w.s0, w.s1, w.s2, this.consecutiveFailures, psr, this);
+      const { s0: total, s1: failures, s2: slowCalls } = w;
+      const figure = tripFigure(this.o, total, failures, slowCalls, this.consecutiveFailures, psr, this);
       if (figure === figure) this.toOpen(now, 'threshold', figure);
       return now;
     }
@@ -207,7 +210,7 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
     if (s.isolated) this.isolations = 1;
   }
 
-  /** Success rate of the last (up to) 3 probes; 1 when there were none (seed 002 §2.2). */
+  /** Success rate of the last (up to) 3 probes, for the `dynamicThreshold` rule; 1 when there were none. */
   private probeSuccessRate(): number {
     if (this.probeCount === 0) return 1;
     let ok = 0;
@@ -259,8 +262,8 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
 }
 
 /**
- * Makes a {@link CircuitBreaker}, the closed/open/half-open state machine
- * (Sentinel, gobreaker), with one of six strategies. Defaults: 10 s window in
+ * Makes a {@link CircuitBreakerPolicy}, the closed/open/half-open state machine
+ * (Sentinel, gobreaker), with one of six trip rules (its `strategy` option). Defaults: 10 s window in
  * 10 buckets, `minRequests` 20, `openMs` 5 000, `probes` 1, `maxHalfOpenMs`
  * 60 000, `threshold` 0.5 for ratios and 5 for counts, `slowCallMs` 1 000.
  *
@@ -270,6 +273,6 @@ export class CircuitBreaker extends BreakerPolicy<BreakerState> {
  * const slow = circuitBreaker({ strategy: 'slowCallRatio', slowCallMs: 500, threshold: 0.3 });
  * ```
  */
-export function circuitBreaker(options: CircuitBreakerOptions): CircuitBreaker {
-  return new CircuitBreaker(checkOptions(circuitBreakerOptions, options, 'circuitBreaker'));
+export function circuitBreaker(options: CircuitBreakerOptions): CircuitBreakerPolicy {
+  return new CircuitBreakerPolicy(checkOptions(circuitBreakerOptions, options, 'circuitBreaker'));
 }

@@ -1,4 +1,5 @@
-export { circuitBreaker, CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreakerPolicy } from './circuit-breaker.js';
+export { circuitBreaker, CircuitBreakerPolicy } from './circuit-breaker.js';
 export type {
   CircuitBreakerSnapshot,
   CircuitBreakerOptions,
@@ -13,4 +14,9 @@ export type {
   CircuitBreakerStrategy,
   ResolvedCircuitBreakerOptions,
 } from './options.js';
-export { meets, dynamicThreshold, RATIO_TOLERANCE } from './strategies.js';
+export { meets, dynamicThreshold, RATIO_TOLERANCE } from './trips.js';
+
+/** @deprecated Renamed {@link CircuitBreakerPolicy}; this alias goes in the next major version. */
+export const CircuitBreaker = CircuitBreakerPolicy;
+/** @deprecated Renamed {@link CircuitBreakerPolicy}; this alias goes in the next major version. */
+export type CircuitBreaker = CircuitBreakerPolicy;

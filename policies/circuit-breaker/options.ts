@@ -25,7 +25,7 @@ import {
 import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
 
-/** What {@link CircuitBreaker.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */
+/** What {@link CircuitBreakerPolicy.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */
 export interface CircuitBreakerStats {
   /** Calls completed in the window (closed state only; shed calls are not counted). */
   readonly total: number;
@@ -40,7 +40,7 @@ export interface CircuitBreakerStats {
 }
 
 /**
- * What {@link CircuitBreaker.snapshot} returns and `initialState` takes:
+ * What {@link CircuitBreakerPolicy.snapshot} returns and `initialState` takes:
  * plain JSON (clock times are the clock's epoch ms). Calls in flight are not
  * part of it: their permits belong to the breaker that admitted them.
  */
@@ -132,7 +132,7 @@ export interface CircuitBreakerCommonOptions {
    */
   handleResult?: ((result: unknown) => boolean) | undefined;
   /**
-   * State to start from: a {@link CircuitBreaker.snapshot} (validated; never changed). Its window must have this breaker's grid.
+   * State to start from: a {@link CircuitBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
    * @defaultValue a fresh, closed breaker
    */
   initialState?: CircuitBreakerSnapshot | undefined;

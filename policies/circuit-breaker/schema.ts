@@ -65,7 +65,7 @@ const common = {
   /** Which results count as failures. @defaultValue none */
   handleResult: handleResultSchema.optional(),
   /**
-   * State to start from: a {@link CircuitBreaker.snapshot} (validated; never changed). Its window must have this breaker's grid.
+   * State to start from: a {@link CircuitBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
    * @defaultValue a fresh, closed breaker
    */
   initialState: CircuitBreakerSnapshotSchema.optional(),

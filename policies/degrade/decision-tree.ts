@@ -55,9 +55,9 @@ export const decisionTreeOptions = object(
 
 
 /**
- * The seed 002 §3.3 decision tree as a live object: `decide(signals)` answers
+ * The degradation decision tree as a live object: `decide(signals)` answers
  * with the branch's action; `setThresholds` (or an Observable given at
- * construction, like the seed's ConfigMap hot update) changes the
+ * construction, e.g. fed by a watched config file) changes the
  * thresholds for the very next decision.
  */
 export class DecisionTree {
@@ -95,7 +95,7 @@ export class DecisionTree {
 }
 
 /**
- * Makes the seed 002 §3.3 degradation decision tree: under high QPS degrade
+ * Makes the degradation decision tree: under high QPS degrade
  * when CPU is over `cpuHigh` or downstream health under `healthyMin`; under
  * medium QPS only when CPU is over `cpuCritical`; never under low QPS.
  *

@@ -11,8 +11,8 @@ import { processCpu, RollingCounter, toSignal, type Signal } from '../../lib/sig
 
 /**
  * Decides on every call, from live signals, whether to stop calling the real
- * thing and answer from `to` instead (seed 002 §3.3). The decision is the
- * seed's decision tree over request rate, CPU and downstream health, or any
+ * thing and answer from `to` instead. The decision is a decision tree
+ * ({@link decisionTree}) over request rate, CPU and downstream health, or any
  * predicate; thresholds may change while running without losing the rate
  * window.
  *

@@ -10,8 +10,8 @@ import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, ty
 import { fallbackOptions, handlerRule, type FallbackHandler, type FallbackOptions } from './options.js';
 
 /**
- * Answers a failed call from one or more handlers, tried in order (seed 002
- * §3.2). When every handler fails, the original thrown value is rethrown,
+ * Answers a failed call from one or more handlers, tried in order. When
+ * every handler fails, the original thrown value is rethrown,
  * unchanged, and the handlers' errors are reported in a `fallbackFailed`
  * event. The caller's own cancellation is never answered, and no handler
  * starts once the call's signal has aborted.
@@ -158,7 +158,7 @@ export function fallback<F>(handler: FallbackHandler<F>, options?: FallbackOptio
 export type AnswerOf<H extends readonly FallbackHandler<unknown>[]> = H[number] extends FallbackHandler<infer F> ? F : never;
 
 /**
- * Tries each handler in order until one answers (seed 002 §3.2); when all
+ * Tries each handler in order until one answers; when all
  * fail, rejects with the original thrown value, unchanged. Options, if any,
  * come last: `fallbackChain(fromCache, () => DEFAULT, { clock })`.
  *

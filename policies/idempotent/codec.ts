@@ -1,4 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
+import { deepStrictEqual } from '../../lib/equal.js';
 
 /**
  * Turns results into the text a store keeps, and back. A result must
@@ -31,7 +31,7 @@ export function isIdempotencyCodec(value: unknown): value is IdempotencyCodec {
 /** Encodes `value`, checking that it decodes back to an equal value; throws a `TypeError` when it would not. */
 export function encodeChecked(codec: IdempotencyCodec, value: unknown, key: string): string {
   const text = codec.encode(value);
-  if (typeof text !== 'string' || !isDeepStrictEqual(codec.decode(text), value)) {
+  if (typeof text !== 'string' || !deepStrictEqual(codec.decode(text), value)) {
     throw new TypeError(
       `idempotent: the result for key "${key}" does not survive the codec's round trip (a Date, Map, class instance, undefined field...); it was not stored. Return plain data or pass a codec that keeps it.`,
     );

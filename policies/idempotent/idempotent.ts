@@ -17,7 +17,7 @@ import { LeaseRenewer } from './renewer.js';
 import { boundedStoreCall } from '../../lib/store-call.js';
 
 /**
- * Runs an operation at most once per key (seed 002 §4.4, done properly).
+ * Runs an operation at most once per key.
  * Concurrent callers of a key in this process share one run (single-flight);
  * across processes the store arbitrates: a claim is atomic and carries a
  * fencing token, a stored result is served without running the operation,

@@ -13,7 +13,7 @@ export type ClaimResult =
   | { readonly state: 'pending'; readonly retryInMs: number };
 
 /**
- * Where the idempotent executor keeps one record per key (seed 002 §4.4):
+ * Where the idempotent executor keeps one record per key:
  * `pending` (with a lease), `success` (the encoded result, kept `ttlMs`),
  * `notStorable` (the operation ran, its result could not be encoded; kept
  * `ttlMs`) or `failed`. Every method must be atomic per key: `memoryStore()` is, and

@@ -13,11 +13,11 @@ const FLYING_BETA = 0.9; // go-zero: moving average of calls in flight
 const DEFAULT_MIN_RT_MS = 1_000; // go-zero: min response time before any call passed
 const MIN_OVERLOAD_FACTOR = 0.1; // go-zero: accept at least 10 % of what could be carried
 
-/** One admitted call of a {@link LoadShedder}: settle it once. */
+/** One admitted call of a {@link LoadShedderPolicy}: settle it once. */
 export class ShedderPermit {
   private done = false;
   constructor(
-    private readonly owner: LoadShedder,
+    private readonly owner: LoadShedderPolicy,
     private readonly start: number,
   ) {}
   /** The call succeeded: its response time and pass count feed the capacity estimate. */
@@ -52,7 +52,7 @@ export class ShedderPermit {
  * app.use(httpShedding(shed)); // or policy().use(shed)
  * ```
  */
-export class LoadShedder implements Policy<never> {
+export class LoadShedderPolicy implements Policy<never> {
   declare readonly [ANSWER]?: () => never;
   readonly name: string;
   readonly events$: Observable<PolicyEvent>;
@@ -183,7 +183,7 @@ export class LoadShedder implements Policy<never> {
 }
 
 /**
- * Makes a {@link LoadShedder} (go-zero's adaptive shedder; defaults: CPU
+ * Makes a {@link LoadShedderPolicy} (go-zero's adaptive shedder; defaults: CPU
  * threshold 0.9, window 5 s in 50 buckets, cool-off 1 s).
  *
  * @example
@@ -191,6 +191,6 @@ export class LoadShedder implements Policy<never> {
  * const p = policy().use(loadShedder({ cpuThreshold: 0.85 }));
  * ```
  */
-export function loadShedder(options: LoadShedderOptions = {}): LoadShedder {
-  return new LoadShedder(options);
+export function loadShedder(options: LoadShedderOptions = {}): LoadShedderPolicy {
+  return new LoadShedderPolicy(options);
 }

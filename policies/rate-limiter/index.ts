@@ -4,3 +4,4 @@ export { isRateAlgorithm, type RateAlgorithm, type LimiterHost } from './algorit
 export { tokenBucket, TokenBucket, type TokenBucketOptions } from './token-bucket.js';
 export { leakyBucket, LeakyBucket, type LeakyBucketOptions } from './leaky-bucket.js';
 export { slidingWindow, SlidingWindow, type SlidingWindowOptions } from './sliding-window.js';
+export type { LocalFallbackEvent } from './events.js';

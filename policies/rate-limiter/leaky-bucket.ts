@@ -65,7 +65,7 @@ class Drop implements QueueNode, AbortListener {
 }
 
 /**
- * A leaky bucket as a queue (seed 001's 漏桶): calls leave it one at a time,
+ * A leaky bucket as a queue: calls leave it one at a time,
  * every `1000 / rate` ms, however they arrive; up to `capacity` wait, the
  * rest are refused. A waiting call whose caller aborts leaves at once; a
  * call that could not be released before its deadline is refused at once.

@@ -13,7 +13,7 @@ import { SlidingWindow } from './sliding-window.js';
 import { TokenBucket } from './token-bucket.js';
 
 /**
- * Admits calls at a bounded rate (seed 001's 限流, the first line of
+ * Admits calls at a bounded rate (rate limiting, the first line of
  * defence): the algorithm decides, a refused call rejects at once with
  * `RateLimitedError` carrying `retryAfterMs`, when a call would be admitted
  * (an HTTP server's `Retry-After`). `retry` never retries it, as it never
@@ -95,7 +95,7 @@ export class RateLimiterPolicy implements Policy<never>, LimiterHost {
   private refuse(retryAfterMs: number, start: number): Promise<never> {
     const error = new RateLimitedError(this.name, retryAfterMs);
     if (this.events.observed) {
-      this.events.emit({ type: 'rejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
+      this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
       this.report(thrownOutcome(error, undefined), start, error);
     }
     return Promise.reject(error);

@@ -109,7 +109,7 @@ class ExponentialBackoff implements Backoff {
         return Math.min(max, initial + random() * (prev * 3 - initial));
       }
       case 'proportional':
-        // Seed 002 §4.1: base·2^i + rand[0, base·i): the jitter's ceiling grows with the retry count.
+        // base·2^i + rand[0, base·i): the jitter's ceiling grows with the retry count.
         return Math.min(max, initial * 2 ** retry + random() * initial * retry);
     }
   }
@@ -144,7 +144,7 @@ export function linear(ms: number, step: number): Backoff {
  * Exponential backoff, `min(max, initial·multiplier^(retry−1))`, with jitter:
  * `'none'`; `'full'` (random in [0, d)); `'equal'` (d/2 + random in [0, d/2));
  * `'decorrelated'` (AWS: min(max, random in [initial, previous·3)));
- * `'proportional'` (seed 002 §4.1: initial·2^retry + random in [0, initial·retry), capped at max).
+ * `'proportional'` (initial·2^retry + random in [0, initial·retry), capped at max: the jitter grows with the retry count).
  * Defaults: initial 100 ms, multiplier 2, max 10 s, full jitter: the default backoff of `retry`.
  * @example
  * ```ts

@@ -4,7 +4,7 @@ import { checkOptions, intAtLeast, numberAtLeast, object, positiveMs, ratio, wit
 import { sloRetryBudget } from '../../lib/sla.js';
 
 /**
- * Limits the retries a retry policy makes (seed 002 §4.3). A refused retry is
+ * Limits the retries a retry policy makes. A refused retry is
  * not made: the last error is rethrown. `tokenBudget` and `sloBudget` are the
  * two kinds shipped; any object with these methods works.
  */
@@ -76,7 +76,8 @@ class TokenBudget implements RetryBudget {
   tryRetry(now: number): boolean {
     const w = this.window;
     w.read(now);
-    if (w.v1 + 1 > this.o.ratio * w.v0 + this.floor) return false;
+    const { v0: calls, v1: retries } = w;
+    if (retries + 1 > this.o.ratio * calls + this.floor) return false;
     w.add(now, 0, 1, 0);
     return true;
   }
@@ -164,7 +165,7 @@ class SloBudget implements RetryBudget {
 }
 
 /**
- * The retry budget of seed 002 §4.3: each call may retry
+ * A retry budget sized from the SLO ({@link sloRetryBudget}): each call may retry
  * `min(maxRetries, floor(fraction × sloWindowMs / max(100, 2 × p99)))` times,
  * where p99 is the live latency of this policy's attempts over the last
  * `latencyWindowMs` (a log-bucketed rolling histogram, within 10 %). As

@@ -9,3 +9,4 @@ export {
   type TokenBudgetOptions,
   type SloBudgetOptions,
 } from './budget.js';
+export type { RetryEvent, GiveUpEvent, SuccessEvent } from './events.js';

@@ -3,7 +3,8 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { sleep } from '../../lib/sleep.js';
 import { executeWith, hardAborted, runNext, toContext, type AbortListener, type Context, type Scope } from '../../lib/context.js';
 import { ConfigError, isShedRejection } from '../../lib/errors.js';
-import { EventSource, type GiveUpEvent, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import { EventSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
+import type { GiveUpEvent } from './events.js';
 import { judge } from '../../lib/judge.js';
 import { checkOptions, omit, type RuleOutput } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
@@ -16,7 +17,8 @@ type RetryOptionsParsed = RuleOutput<typeof retryOptions>;
 
 const reconfigurable = omit(retryOptions, ['clock', 'random', 'name']);
 
-type Verdict = 0 | 1 | 2; // success, retryable failure, failure not to retry
+// How an attempt ended: 0 success, 1 a failure to retry, 2 a failure not to retry.
+type AttemptEnd = 0 | 1 | 2;
 
 /** The longest delay a `setTimeout` honours (2^31 − 1 ms, about 24.8 days). */
 const LONGEST_TIMER_MS = 2_147_483_647;
@@ -122,7 +124,7 @@ export class RetryPolicy implements Policy<never> {
     for (let attempt = 1; ; attempt++) {
       let value: R | undefined;
       let error: unknown;
-      let verdict: Verdict;
+      let verdict: AttemptEnd;
       let thrown = false;
       const attemptStart = this.budget?.onAttempt !== undefined ? this.clock.now() : 0;
       try {

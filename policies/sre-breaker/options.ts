@@ -19,7 +19,7 @@ import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, finite, handleResultRule, handleRule, intRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
 
 /**
- * What {@link SreBreaker.snapshot} returns and `initialState` takes: plain
+ * What {@link SreBreakerPolicy.snapshot} returns and `initialState` takes: plain
  * JSON (clock times are the clock's epoch ms).
  */
 export interface SreBreakerSnapshot {
@@ -93,7 +93,7 @@ export interface SreBreakerOptions {
    */
   handleResult?: ((result: unknown) => boolean) | undefined;
   /**
-   * State to start from: a {@link SreBreaker.snapshot} (validated; never changed). Its window must have this breaker's grid.
+   * State to start from: a {@link SreBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
    * @defaultValue a fresh, closed breaker
    */
   initialState?: SreBreakerSnapshot | undefined;

@@ -62,7 +62,7 @@ export const SreBreakerShape = z
     /** Which results count as failures. @defaultValue none */
     handleResult: handleResultSchema.optional(),
     /**
-     * State to start from: a {@link SreBreaker.snapshot} (validated; never changed). Its window must have this breaker's grid.
+     * State to start from: a {@link SreBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
      * @defaultValue a fresh, closed breaker
      */
     initialState: SreBreakerSnapshotSchema.optional(),

@@ -1,11 +1,11 @@
-import { BreakerPolicy, SUCCESS, type Verdict } from '../breaker/breaker.js';
+import { BreakerPolicy, SUCCESS, type Settlement } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
 import { checkOptions } from '../../lib/options.js';
 import { goZeroOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import { sreBreakerOptions, type ResolvedSreBreakerOptions, type SreBreakerOptions, type SreBreakerSnapshot } from './options.js';
 
-/** What {@link SreBreaker.stats} reports about the current window (go-zero's `windowResult`). */
+/** What {@link SreBreakerPolicy.stats} reports about the current window (go-zero's `windowResult`). */
 export interface SreBreakerStats {
   /** Successes in the window. */
   readonly accepts: number;
@@ -22,7 +22,7 @@ export interface SreBreakerStats {
  * share of calls that grows as accepted calls fall behind requests
  * (`dropRatio = (total − protection − w·accepts) / (total + 1)`, the SRE
  * book's client-side throttling with go-zero's refinements). Behaviour:
- * breakers.md, part A.
+ * docs/breakers.md, "The SRE breaker".
  *
  * @example
  * ```ts
@@ -30,14 +30,14 @@ export interface SreBreakerStats {
  * const user = await b.execute((ctx) => getUser(id, ctx.signal));
  * ```
  */
-export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
-  /** @internal the statistics window (go-zero grid: aligned to construction time). */
+export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
+  /** @internal the statistics window (go-zero grid: aligned to construction time): successes, failures, shed calls. */
   readonly window: RollingWindow;
   private o: ResolvedSreBreakerOptions;
   private readonly random: () => number;
-  /** Clock time of the last call that passed step 10 (go-zero `lastPass`); NaN before the first. */
+  /** Clock time of the last call let through while the drop ratio was > 0, by the draw or forced (go-zero `lastPass`); NaN before the first. */
   private lastPass = NaN;
-  /** The last decision's step-6 drop ratio was > 0. */
+  /** The last decision's drop ratio was > 0. */
   private open = false;
   /** Bumped by reset(): outcomes of calls admitted before are dropped. */
   private epoch = 0;
@@ -95,7 +95,8 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     const w = this.window;
     w.read(now);
     this.streaks(now);
-    return { accepts: w.v0, total: w.v0 + w.v1 + w.v2, failingBuckets: this.failing, workingBuckets: this.working };
+    const { v0: successes, v1: failures, v2: shed } = w;
+    return { accepts: successes, total: successes + failures + shed, failingBuckets: this.failing, workingBuckets: this.working };
   }
 
   /**
@@ -106,7 +107,8 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     if (this.isolations > 0) return false;
     const w = this.window;
     w.read(now);
-    return w.v0 + w.v1 + w.v2 === 0;
+    const { v0: successes, v1: failures, v2: shed } = w;
+    return successes + failures + shed === 0;
   }
 
   protected admit(start: number): number {
@@ -114,15 +116,16 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     const o = this.o;
     const w = this.window;
     // What is visible now is part of what the running sums hold. If failures and drops
-    // there are within `protection`, step 6 is <= 0 whatever expired (minK >= 1): pass
+    // there are within `protection`, the drop ratio is <= 0 whatever expired (minK >= 1): pass
     // without reading the window.
-    if (!this.open && w.s1 + w.s2 <= o.protection) return this.epoch;
+    const { s1: failuresHeld, s2: shedHeld } = w;
+    if (!this.open && failuresHeld + shedHeld <= o.protection) return this.epoch;
     const now = start;
     w.read(now);
-    const accepts = w.v0;
-    const total = w.v0 + w.v1 + w.v2;
+    const { v0: accepts, v1: failures, v2: shed } = w;
+    const total = accepts + failures + shed;
     // With the weight at its floor minK the ratio is at its largest: if even that is <= 0,
-    // step 7 passes whatever the streaks are, and no bucket needs reading.
+    // the call passes whatever the streaks are, and no bucket needs reading.
     if (total - o.protection - o.minK * accepts <= 0) {
       if (this.open) this.setOpen(false, this.dropRatio(now, accepts, total));
       return this.epoch;
@@ -149,10 +152,10 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     return this.epoch;
   }
 
-  protected record(token: number, _start: number, verdict: Verdict): number {
+  protected record(token: number, _start: number, settlement: Settlement): number {
     const now = this.clock.now();
     if (token !== this.epoch) return now;
-    if (verdict === SUCCESS) this.window.add(now, 1, 0, 0);
+    if (settlement === SUCCESS) this.window.add(now, 1, 0, 0);
     else this.window.add(now, 0, 1, 0);
     return now;
   }
@@ -173,7 +176,7 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
     this.setOpen(false, undefined, 'reset');
   }
 
-  /** Steps 5 and 6 (go-zero `accept`), with the streaks left in `failing`/`working` for step 9. */
+  /** The weight `w` and the drop ratio (go-zero `accept`), with the streaks left in `failing`/`working` for the shed probability. */
   private dropRatio(now: number, accepts: number, total: number): number {
     const o = this.o;
     this.streaks(now);
@@ -209,7 +212,7 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
 }
 
 /**
- * Makes a {@link SreBreaker} (go-zero's Google-SRE adaptive breaker) with
+ * Makes a {@link SreBreakerPolicy} (go-zero's Google-SRE adaptive breaker) with
  * go-zero's defaults: 10 s window in 40 buckets, `k` 1.5, `minK` 1.1,
  * `protection` 5, `forcePassMs` 1 000.
  *
@@ -219,6 +222,6 @@ export class SreBreaker extends BreakerPolicy<'closed' | 'open'> {
  * const b = sreBreaker({ handle: (e) => !(e instanceof NotFoundError) });
  * ```
  */
-export function sreBreaker(options: SreBreakerOptions = {}): SreBreaker {
-  return new SreBreaker(checkOptions(sreBreakerOptions, options, 'breaker'));
+export function sreBreaker(options: SreBreakerOptions = {}): SreBreakerPolicy {
+  return new SreBreakerPolicy(checkOptions(sreBreakerOptions, options, 'breaker'));
 }

@@ -1,6 +1,6 @@
 import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { CircuitBreaker, ConfigError, fromConfig, KeyedBreaker, SreBreaker, type PolicyEvent } from '../../api/index.js';
+import { CircuitBreakerPolicy, ConfigError, fromConfig, KeyedBreakerPolicy, SreBreakerPolicy, type PolicyEvent } from '../../api/index.js';
 import { TestClock } from '../../lib/testing.js';
 
 const START = 1_700_000_000_000;
@@ -18,10 +18,10 @@ describe('breakers from config', () => {
       { trip: () => false },
     );
     const [sre, ratio, custom, keyed] = p.pipeline.policies;
-    expect(sre).toBeInstanceOf(SreBreaker);
-    expect(ratio).toBeInstanceOf(CircuitBreaker);
-    expect(custom).toBeInstanceOf(CircuitBreaker);
-    expect(keyed).toBeInstanceOf(KeyedBreaker);
+    expect(sre).toBeInstanceOf(SreBreakerPolicy);
+    expect(ratio).toBeInstanceOf(CircuitBreakerPolicy);
+    expect(custom).toBeInstanceOf(CircuitBreakerPolicy);
+    expect(keyed).toBeInstanceOf(KeyedBreakerPolicy);
   });
 
   it('validates breaker options with paths', () => {
@@ -41,7 +41,7 @@ describe('breakers from config', () => {
       policies: [{ type: 'circuitBreaker', strategy: 'errorCount', threshold: 10, minRequests: 1, windowMs: 10_000 }],
     });
     const p = fromConfig(configs, {}, { clock });
-    const b = p.pipeline.policies[0] as CircuitBreaker;
+    const b = p.pipeline.policies[0] as CircuitBreakerPolicy;
     const changes: PolicyEvent[] = [];
     p.events$.subscribe((e) => e.type === 'stateChange' && changes.push(e));
     for (let i = 0; i < 4; i++) await p.execute(fail).catch(() => undefined);

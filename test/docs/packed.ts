@@ -7,6 +7,14 @@ import { join } from 'node:path';
 interface Manifest {
   version: string;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+}
+
+/** What npm installs with a package: its dependencies and its peers that are not optional (breakwater's rxjs). */
+function installedWith(m: Manifest): string[] {
+  const peers = Object.keys(m.peerDependencies ?? {}).filter((p) => m.peerDependenciesMeta?.[p]?.optional !== true);
+  return [...Object.keys(m.dependencies ?? {}), ...peers];
 }
 
 const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
@@ -17,7 +25,7 @@ function copyPackage(root: string, project: string, name: string): void {
   if (existsSync(to)) return;
   const from = join(root, 'node_modules', name);
   cpSync(from, to, { recursive: true, dereference: true });
-  for (const dep of Object.keys(manifest(from).dependencies ?? {})) copyPackage(root, project, dep);
+  for (const dep of installedWith(manifest(from))) copyPackage(root, project, dep);
 }
 
 /** What the examples import besides breakwater: the optional peers of its integration entries, the type-checker's `@types/node`, and `yaml`. */
@@ -43,7 +51,7 @@ function linkPackage(root: string, project: string, name: string): void {
 
 /**
  * A fresh project in a temporary directory with the repository's `npm pack`
- * tarball installed as `node_modules/breakwater`, its dependencies (rxjs, zod)
+ * tarball installed as `node_modules/breakwater`, its dependencies and peer (zod, rxjs)
  * copied from the repository's node_modules (no network), and ioredis and
  * `@types/node` linked for the examples. The repository must be built
  * (`npm run build`).
@@ -60,7 +68,7 @@ export function packedProject(root: string): string {
   const pkg = join(project, 'node_modules', 'breakwater');
   mkdirSync(pkg, { recursive: true });
   execFileSync('tar', ['-xzf', join(project, filename), '-C', pkg, '--strip-components=1']);
-  const deps = Object.keys(manifest(pkg).dependencies ?? {}); // rxjs, zod
+  const deps = installedWith(manifest(pkg)); // zod, rxjs
   for (const dep of deps) copyPackage(root, project, dep);
   for (const tool of TOOLS) linkPackage(root, project, tool);
   const versions = Object.fromEntries([...deps, ...TOOLS].map((d) => [d, manifest(join(project, 'node_modules', d)).version]));

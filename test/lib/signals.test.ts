@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { healthOf, policy } from '../../api/index.js';
+import { processCpu } from '../../lib/signals.js';
 import { TestClock } from '../../lib/testing.js';
 
 const START = 1_700_000_000_000;
@@ -24,5 +25,20 @@ describe('healthOf', () => {
     expect(await late).toBe('timed out');
     expect(health.value()).toBe(0.5);
     health.dispose();
+  });
+});
+
+describe('processCpu where the runtime has no process CPU figure', () => {
+  it('reads 0 and never throws', async () => {
+    const saved = process.cpuUsage;
+    (process as { cpuUsage?: unknown }).cpuUsage = undefined;
+    try {
+      const clock = new TestClock();
+      const cpu = processCpu({ sampleMs: 10, clock });
+      await clock.advance(50);
+      expect(cpu.value()).toBe(0);
+    } finally {
+      process.cpuUsage = saved;
+    }
   });
 });

@@ -7,7 +7,7 @@ import {
   ConfigError,
   sreBreaker,
   type CircuitBreakerOptions,
-  type Permit,
+  type BreakerPermit,
 } from '../../api/index.js';
 import { seededRandom } from '../../lib/testing.js';
 import { T0 } from '../helpers/breakers.js';
@@ -39,12 +39,12 @@ class TestClock {
 }
 
 interface Breaker {
-  allow(): Permit;
+  allow(): BreakerPermit;
   readonly state: string;
 }
 
 /** Runs `steps`, returning each decision ('ok', or the rejection's retryAfterMs) and the state after it. */
-function drive(b: Breaker, clock: TestClock, steps: Step[], held: Permit[]): string[] {
+function drive(b: Breaker, clock: TestClock, steps: Step[], held: BreakerPermit[]): string[] {
   const out: string[] = [];
   for (const s of steps) {
     if (s.op === 'advance') clock.advance(s.ms);
@@ -98,7 +98,7 @@ describe('breaker snapshots: a restored breaker decides like the original', () =
         const clock = new TestClock(T0);
         const o = { ...options, minRequests, probes, openMs: 300, maxHalfOpenMs: 1_000, windowMs: 1_000, buckets: 4, clock };
         const a = circuitBreaker(o);
-        const heldA: Permit[] = [];
+        const heldA: BreakerPermit[] = [];
         drive(a, clock, before, heldA);
         // Calls in flight are not part of a snapshot: settle them first.
         for (const p of heldA.splice(0)) p.success();
@@ -146,7 +146,7 @@ describe('breaker snapshots: the default breaker', () => {
         let source = seededRandom(seed);
         const o = { tripFailures, tripMs, protection: 2, windowMs: 1_000, buckets: 10, forcePassMs: 200, probeRatio: 0.2, clock };
         const a = adaptiveBreaker({ ...o, random: () => source() });
-        const heldA: Permit[] = [];
+        const heldA: BreakerPermit[] = [];
         drive(a, clock, before, heldA);
         // Calls in flight are not part of a snapshot: settle them first, then let a millisecond pass (the stall rule
         // compares a released call's start with the last answer, which a snapshot does not keep either).

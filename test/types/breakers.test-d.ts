@@ -17,12 +17,12 @@ import {
   type AdaptiveBreakerPolicy,
   type BreakerRegistry,
   type BreakerState,
-  type CircuitBreaker,
+  type CircuitBreakerPolicy,
   type ExecutionContext,
-  type Permit,
+  type BreakerPermit,
   type Policy,
   type PolicyEvent,
-  type SreBreaker,
+  type SreBreakerPolicy,
 } from '../../dist/index.js';
 
 interface User {
@@ -38,8 +38,8 @@ expectType<Promise<number>>(policy().sreBreaker({ k: 2 }).execute(async () => 1)
 expectAssignable<Policy<never>>(breaker());
 expectAssignable<Policy<never>>(keyedBreaker((ctx) => ctx.meta.host ?? ''));
 
-expectType<SreBreaker>(sreBreaker());
-expectType<Permit>(breaker().allow());
+expectType<SreBreakerPolicy>(sreBreaker());
+expectType<BreakerPermit>(breaker().allow());
 expectType<BreakerState>(breaker().state);
 expectType<'closed' | 'open'>(sreBreaker().state);
 expectType<AdaptiveBreakerPolicy>(breaker());
@@ -48,10 +48,10 @@ expectType<number>(breaker().stats().admitRatio);
 expectType<BreakerState>(circuitBreaker({ strategy: 'errorCount' }).state);
 expectType<number>(circuitBreaker({ strategy: 'errorCount' }).stats().consecutiveFailures);
 expectType<number>(sreBreaker().stats().workingBuckets);
-expectType<BreakerRegistry<CircuitBreaker>>(breakerRegistry({ defaults: { strategy: 'errorRatio' } }));
+expectType<BreakerRegistry<CircuitBreakerPolicy>>(breakerRegistry({ defaults: { strategy: 'errorRatio' } }));
 expectType<BreakerRegistry<AdaptiveBreakerPolicy>>(breakerRegistry());
 expectType<BreakerRegistry<AdaptiveBreakerPolicy>>(breakerRegistry({ defaults: { tripMs: 500 } }));
-expectType<BreakerRegistry<SreBreaker>>(breakerRegistry({ defaults: { family: 'sre', k: 2 } }));
+expectType<BreakerRegistry<SreBreakerPolicy>>(breakerRegistry({ defaults: { family: 'sre', k: 2 } }));
 
 // The written-out options interface is the schema's input type, both ways.
 declare const written: AdaptiveBreakerOptions;

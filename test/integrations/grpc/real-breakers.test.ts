@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../../../lib/testing.js';
-import { circuitBreaker, type CircuitBreaker } from '../../../policies/circuit-breaker/index.js';
+import { circuitBreaker, type CircuitBreakerPolicy } from '../../../policies/circuit-breaker/index.js';
 import { sreBreaker } from '../../../policies/sre-breaker/index.js';
 import { clientInterceptor, serverInterceptor, SHED_DETAILS } from '../../../integrations/grpc/index.js';
 import { startUsers, type Running } from './service.js';
@@ -15,7 +15,7 @@ afterEach(async () => {
 describe('the gRPC interceptors with breakwater breakers', () => {
   it('server: a circuitBreaker per method opens on UNAVAILABLE, sheds, and closes after a probe', async () => {
     const clock = new TestClock(1_000_000);
-    const made = new Map<string, CircuitBreaker>();
+    const made = new Map<string, CircuitBreakerPolicy>();
     running = await startUsers([
       serverInterceptor({
         sourceFor: (name) => {

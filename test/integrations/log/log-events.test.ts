@@ -8,6 +8,8 @@ import { scriptedTraffic } from '../helpers/traffic.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
 import { sreBreaker } from '../../../policies/sre-breaker/index.js';
+import { bulkhead } from '../../../policies/bulkhead/index.js';
+import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
 
 interface Entry {
   level: 'info' | 'warn' | 'error';
@@ -164,6 +166,26 @@ describe('logEvents', () => {
     ]);
     expect(logger.entries[0]!.obj).toEqual({ event: 'giveUp', policy: 'r', attempts: 1, reason: 'cancelled' });
     expect('err' in logger.entries[0]!.obj).toBe(false);
+  });
+
+  it('logs the refusals of a real bulkhead and adaptive limiter, each under its own event type', async () => {
+    const clock = new TestClock(1_000_000);
+    const logger = fakeLogger(clock);
+    const full = bulkhead({ limit: 1, queue: 0, name: 'db' });
+    const limiter = adaptiveLimiter({ algorithm: 'aimd', initialLimit: 1, minLimit: 1, maxLimit: 1, clock, name: 'api' });
+    logEvents({ name: 'p', events$: merge(full.events$, limiter.events$) as Observable<PolicyEvent> }, logger, { clock, rateLimitMs: 0 });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const heldBulkhead = full.execute(() => gate);
+    const heldLimiter = limiter.execute(() => gate);
+    await expect(full.execute(() => 1)).rejects.toThrow();
+    await expect(limiter.execute(() => 1)).rejects.toThrow();
+    open();
+    await Promise.all([heldBulkhead, heldLimiter]);
+    expect(logger.entries.map((e) => [e.level, e.msg, e.obj['event'], e.obj['reason']])).toEqual([
+      ['warn', 'db: call rejected', 'limitRejected', 'bulkheadFull'],
+      ['warn', 'api: call rejected', 'concurrencyRejected', 'concurrencyLimited'],
+    ]);
   });
 
   it('rate-limits to one line a second by default, and writes at once a line exactly one interval after the last', async () => {

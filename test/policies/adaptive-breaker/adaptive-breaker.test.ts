@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveBreaker, breaker, BrokenCircuitError, ConfigError, type AdaptiveBreakerOptions, type Permit, type StateChangeEvent } from '../../../api/index.js';
+import { adaptiveBreaker, breaker, BrokenCircuitError, ConfigError, type AdaptiveBreakerOptions, type BreakerPermit, type StateChangeEvent } from '../../../api/index.js';
 import { scriptedRandom, seededRandom, TestClock } from '../../../lib/testing.js';
 import { collect, queueRandom, T0 } from '../../helpers/breakers.js';
 
@@ -73,7 +73,7 @@ describe('adaptiveBreaker: proportional shedding over the calls it lets through'
     const clock = manualClock();
     const b = adaptiveBreaker({ clock, random: seededRandom(7) });
     const outcome = seededRandom(8);
-    const pending: { at: number; p: Permit; fail: boolean }[] = [];
+    const pending: { at: number; p: BreakerPermit; fail: boolean }[] = [];
     let shed = 0;
     let calls = 0;
     const trips: string[] = [];

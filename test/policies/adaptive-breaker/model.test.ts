@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { adaptiveBreaker, BrokenCircuitError, type BreakerState, type Clock, type Permit } from '../../../api/index.js';
+import { adaptiveBreaker, BrokenCircuitError, type BreakerState, type Clock, type BreakerPermit } from '../../../api/index.js';
 import { T0 } from '../../helpers/breakers.js';
 import { runs } from '../../helpers/fuzz.js';
 
@@ -228,7 +228,7 @@ describe('adaptiveBreaker against a model of its rules', () => {
           const seen: string[] = [];
           b.events$.subscribe((e) => e.type === 'stateChange' && seen.push(`${e.from}>${e.to}:${e.reason}`));
           const model = new Model(T0, o);
-          const held: { permit: Permit; generation: number; start: number; ok: boolean }[] = [];
+          const held: { permit: BreakerPermit; generation: number; start: number; ok: boolean }[] = [];
           const isolations: { dispose(): void }[] = [];
           let down = false;
           for (const op of ops) {
@@ -263,7 +263,7 @@ describe('adaptiveBreaker against a model of its rules', () => {
               model.reset();
             } else {
               const generation = model.allow(clock.t, () => randoms[i2++ % 64]!);
-              let permit: Permit | undefined;
+              let permit: BreakerPermit | undefined;
               try {
                 permit = b.allow();
               } catch (e) {

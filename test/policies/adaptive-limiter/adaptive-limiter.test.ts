@@ -138,7 +138,7 @@ describe('adaptiveLimiter', () => {
     const held = limiter.execute(() => gate.promise);
     await limiter.execute(() => 1).catch(() => undefined);
     expect(events).toEqual([
-      { type: 'rejected', policy: 'db', reason: 'concurrencyLimited', limit: 1, inFlight: 1 },
+      { type: 'concurrencyRejected', policy: 'db', reason: 'concurrencyLimited', limit: 1, inFlight: 1 },
       { type: 'outcome', policy: 'db', result: 'rejected', durationMs: 0, error: expect.any(ConcurrencyLimitedError) },
     ]);
     gate.resolve();
@@ -163,7 +163,7 @@ describe('adaptiveLimiter', () => {
     }
     expect(shed).toBeInstanceOf(ConcurrencyLimitedError);
     expect((shed as ConcurrencyLimitedError).retryAfterMs).toBe(12);
-    expect(events[0]).toEqual({ type: 'rejected', policy: 'db', reason: 'concurrencyLimited', limit: 1, inFlight: 1, retryAfterMs: 12 });
+    expect(events[0]).toEqual({ type: 'concurrencyRejected', policy: 'db', reason: 'concurrencyLimited', limit: 1, inFlight: 1, retryAfterMs: 12 });
     held.release();
   });
 

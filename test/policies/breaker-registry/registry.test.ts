@@ -3,11 +3,11 @@ import {
   AdaptiveBreakerPolicy,
   BrokenCircuitError,
   breakerRegistry,
-  CircuitBreaker,
+  CircuitBreakerPolicy,
   ConfigError,
   keyedBreaker,
   policy,
-  SreBreaker,
+  SreBreakerPolicy,
   type PolicyEvent,
 } from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
@@ -19,7 +19,7 @@ describe('breakerRegistry', () => {
     const r = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 2 }, clock });
     expect(r.size).toBe(0);
     const a = r.get('a');
-    expect(a).toBeInstanceOf(CircuitBreaker);
+    expect(a).toBeInstanceOf(CircuitBreakerPolicy);
     expect(r.get('a')).toBe(a);
     expect(r.get('b')).not.toBe(a);
     expect(a.name).toBe('breakers:a');
@@ -27,7 +27,7 @@ describe('breakerRegistry', () => {
     expect(breakerRegistry({ clock }).get('x')).toBeInstanceOf(AdaptiveBreakerPolicy);
     expect(breakerRegistry({ defaults: { tripMs: 500 }, clock }).get('x')).toBeInstanceOf(AdaptiveBreakerPolicy);
     expect(breakerRegistry({ defaults: { family: 'adaptive' }, clock }).get('x')).toBeInstanceOf(AdaptiveBreakerPolicy);
-    expect(breakerRegistry({ defaults: { family: 'sre', k: 2 }, clock }).get('x')).toBeInstanceOf(SreBreaker);
+    expect(breakerRegistry({ defaults: { family: 'sre', k: 2 }, clock }).get('x')).toBeInstanceOf(SreBreakerPolicy);
   });
 
   it("refuses an unknown family, and SRE-only options without family: 'sre'", () => {

@@ -166,7 +166,7 @@ describe('bulkhead', () => {
     await q;
     expect(events.map((e) => e.type + (e.type === 'outcome' ? `:${e.result}` : ''))).toEqual([
       'queued',
-      'rejected',
+      'limitRejected',
       'outcome:rejected',
       'outcome:success',
       'outcome:success',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { circuitBreaker, type CircuitBreakerOptions, type Clock, type Permit } from '../../../api/index.js';
+import { circuitBreaker, type CircuitBreakerOptions, type Clock, type BreakerPermit } from '../../../api/index.js';
 import { T0 } from '../../helpers/breakers.js';
 import { runs } from '../../helpers/fuzz.js';
 
@@ -128,7 +128,7 @@ describe('circuitBreaker against a model', () => {
           const options = o.strategy === 'slowCallRatio' ? { ...common, slowCallMs } : common;
           const b = circuitBreaker({ ...options, windowMs: WINDOW, buckets: BUCKETS, clock } as CircuitBreakerOptions);
           const m = new Model(o);
-          const held: { p: Permit; gen: number; start: number }[] = [];
+          const held: { p: BreakerPermit; gen: number; start: number }[] = [];
           for (const op of ops) {
             clock.t += op.dt;
             const t = clock.t;
@@ -144,7 +144,7 @@ describe('circuitBreaker against a model', () => {
               }
             } else {
               const gen = m.allow(t);
-              let p: Permit | undefined;
+              let p: BreakerPermit | undefined;
               try {
                 p = b.allow();
               } catch {

@@ -5,7 +5,7 @@ import {
   sreBreaker,
   type CircuitBreakerOptions,
   type Clock,
-  type Permit,
+  type BreakerPermit,
   type PolicyEvent,
 } from '../../../api/index.js';
 import { T0 } from '../../helpers/breakers.js';
@@ -57,7 +57,7 @@ describe('circuitBreaker properties', () => {
           const clock = manualClock();
           const b = circuitBreaker({ ...options, minRequests, probes, openMs: 200, maxHalfOpenMs: 2_000, windowMs: 1_000, buckets: 4, clock });
           let state = b.state as string;
-          let probesInFlight = new Set<Permit>();
+          let probesInFlight = new Set<BreakerPermit>();
           // rxjs reports a throwing subscriber asynchronously: collect, assert after each step.
           const wrong: string[] = [];
           b.events$.subscribe((e: PolicyEvent) => {
@@ -71,7 +71,7 @@ describe('circuitBreaker properties', () => {
             state = e.to;
             probesInFlight = new Set();
           });
-          const held: Permit[] = [];
+          const held: BreakerPermit[] = [];
           for (const s of steps) {
             expect(wrong).toEqual([]);
             if (s.op === 'advance') {
@@ -85,7 +85,7 @@ describe('circuitBreaker properties', () => {
               p[s.how]();
               continue;
             }
-            let p: Permit;
+            let p: BreakerPermit;
             try {
               p = b.allow();
             } catch {
@@ -124,7 +124,7 @@ describe('sreBreaker properties', () => {
         b.events$.subscribe((e) => {
           if (e.type === 'stateChange' && !/^(closed>open|open>closed)$/.test(`${e.from}>${e.to}`)) wrong.push(`${e.from}>${e.to}`);
         });
-        const held: Permit[] = [];
+        const held: BreakerPermit[] = [];
         for (const s of steps) {
           if (s.op === 'advance') {
             clock.t += s.ms;
@@ -138,7 +138,7 @@ describe('sreBreaker properties', () => {
           const w = k - ((k - 1.1) * st.failingBuckets) / 40;
           const ratio = (st.total - protection - Math.max(w, 1.1) * st.accepts) / (st.total + 1);
           const before = draws;
-          let p: Permit | undefined;
+          let p: BreakerPermit | undefined;
           try {
             p = b.allow();
           } catch {

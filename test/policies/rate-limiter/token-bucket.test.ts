@@ -89,9 +89,9 @@ describe('tokenBucket', () => {
     await limiter.execute(() => Promise.reject(new Error('x'))).catch(() => undefined);
     expect(events).toEqual([
       { type: 'outcome', policy: 'rateLimiter', result: 'success', durationMs: 0, error: undefined },
-      { type: 'rejected', policy: 'rateLimiter', reason: 'rateLimited', retryAfterMs: 1000 },
+      { type: 'limitRejected', policy: 'rateLimiter', reason: 'rateLimited', retryAfterMs: 1000 },
       expect.objectContaining({ type: 'outcome', result: 'rejected' }),
-      expect.objectContaining({ type: 'rejected' }),
+      expect.objectContaining({ type: 'limitRejected' }),
       expect.objectContaining({ type: 'outcome', result: 'rejected' }),
     ]);
   });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BrokenCircuitError, sreBreaker, type Clock, type Permit } from '../../../api/index.js';
+import { BrokenCircuitError, sreBreaker, type Clock, type BreakerPermit } from '../../../api/index.js';
 import { T0 } from '../../helpers/breakers.js';
 import { runs } from '../../helpers/fuzz.js';
 
@@ -83,7 +83,7 @@ describe('sreBreaker against a model of go-zero', () => {
           const windowMs = opts.buckets * 250;
           const b = sreBreaker({ ...opts, minK: 1.1, windowMs, clock, random: () => randoms[i1++ % 200]! });
           const model = new Model(T0, { ...opts, minK: 1.1, bucketMs: 250 });
-          const held: Permit[] = [];
+          const held: BreakerPermit[] = [];
           const heldKinds: ('success' | 'failure')[] = [];
           for (const op of ops) {
             clock.t += op.dt;
@@ -97,7 +97,7 @@ describe('sreBreaker against a model of go-zero', () => {
               continue;
             }
             const passed = model.accept(clock.t, () => randoms[i2++ % 200]!);
-            let permit: Permit | undefined;
+            let permit: BreakerPermit | undefined;
             try {
               permit = b.allow();
             } catch (e) {

@@ -76,7 +76,7 @@ describe('bulkhead: from the mutation analysis', () => {
     expect(error).toBeInstanceOf(BulkheadRejectedError);
     expect((error as BulkheadRejectedError).policy).toBe('db');
     expect(events).toEqual([
-      { type: 'rejected', policy: 'db', reason: 'bulkheadFull' },
+      { type: 'limitRejected', policy: 'db', reason: 'bulkheadFull' },
       { type: 'outcome', policy: 'db', result: 'rejected', durationMs: 0, error },
     ]);
     gate.resolve();
@@ -365,7 +365,7 @@ describe('rateLimiter: from the mutation analysis', () => {
     expect(error).toMatchObject({ policy: 'api', retryAfterMs: 400 });
     expect(events).toEqual([
       { type: 'outcome', policy: 'api', result: 'success', durationMs: 0, error: undefined },
-      { type: 'rejected', policy: 'api', reason: 'rateLimited', retryAfterMs: 400 },
+      { type: 'limitRejected', policy: 'api', reason: 'rateLimited', retryAfterMs: 400 },
       { type: 'outcome', policy: 'api', result: 'rejected', durationMs: 0, error },
     ]);
   });
@@ -421,7 +421,7 @@ describe('rateLimiter: from the mutation analysis', () => {
     const refused = track(limiter.execute(() => 1), clock);
     await clock.advance(5);
     expect(await rejection(refused)).toMatchObject({ retryAfterMs: 250 });
-    expect(events.at(-2)).toEqual({ type: 'rejected', policy: 'rateLimiter', reason: 'rateLimited', retryAfterMs: 250 });
+    expect(events.at(-2)).toEqual({ type: 'limitRejected', policy: 'rateLimiter', reason: 'rateLimited', retryAfterMs: 250 });
 
     next = () => new Promise((r) => clock.setTimeout(() => r(0), 5));
     const admitted = track(limiter.execute(() => 'in'), clock);

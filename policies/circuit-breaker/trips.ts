@@ -10,7 +10,7 @@ export function meets(ratio: number, threshold: number): boolean {
 }
 
 /**
- * Seed 002 §2.2's dynamic threshold:
+ * The dynamic trip threshold, which rises with load, errors and failed probes:
  * `wRps·min(1, rps/baseRps) + wErr·errorRate + wProbe·(1 − probeSuccessRate)`.
  */
 export function dynamicThreshold(
@@ -24,8 +24,9 @@ export function dynamicThreshold(
 }
 
 /**
- * The figure that trips the breaker (a ratio or a count), or `NaN` when the
- * strategy does not trip. `minRequests` gates every strategy but
+ * The trip rules of `CircuitBreakerPolicy`, one per value of its
+ * `strategy` option: the figure that trips the breaker (a ratio or a count),
+ * or `NaN` when the rule does not trip. `minRequests` gates every rule but
  * `consecutiveFailures`.
  */
 export function tripFigure(

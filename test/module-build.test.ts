@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// The built package's `module` condition (dist/module/, one ES module per source file, `sideEffects: false`): a
+// bundler keeps only what an app imports. Bundled as an app would: esbuild, browser platform, from a project whose
+// node_modules links breakwater to this repository (run `npm run build` first; `npm test` does).
+const root = resolve(import.meta.dirname, '..');
+const dir = mkdtempSync(join(tmpdir(), 'breakwater-module-'));
+mkdirSync(join(dir, 'node_modules'));
+symlinkSync(root, join(dir, 'node_modules', 'breakwater'), 'dir');
+writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The files of the package (through the link: real paths) and of its dependencies that a bundle of `source` keeps. */
+async function kept(name: string, source: string): Promise<string[]> {
+  const entry = join(dir, `${name}.mjs`);
+  writeFileSync(entry, source);
+  const result = await build({ entryPoints: [entry], bundle: true, minify: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent', absWorkingDir: dir });
+  return Object.keys(result.metafile.outputs[Object.keys(result.metafile.outputs)[0]!]!.inputs).filter((f) => f.includes('/dist/module/') || f.includes('node_modules/'));
+}
+
+describe('the module build tree-shakes', () => {
+  it('resolves `breakwater` to one module per source file', async () => {
+    const files = await kept('errors', `export { isTimeoutError } from 'breakwater';\n`);
+    expect(files.some((f) => f.endsWith('/dist/module/lib/errors.js'))).toBe(true);
+    expect(files.filter((f) => /\/dist\/(index|chunk-)/.test(f))).toEqual([]);
+  });
+
+  it('keeps no policy, no zod and no rxjs for an error guard alone', async () => {
+    const files = await kept('guard', `export { isTimeoutError } from 'breakwater';\n`);
+    expect(files.filter((f) => /\/(policies|config|integrations)\/|node_modules\/(zod|rxjs)\//.test(f))).toEqual([]);
+  });
+
+  it('keeps no other policy for one policy', async () => {
+    const files = await kept('timeout', `import { timeout } from 'breakwater';\nexport const t = timeout(100);\n`);
+    expect(files.some((f) => f.includes('/policies/timeout/'))).toBe(true);
+    expect(files.filter((f) => /\/policies\/(?!timeout\/)|\/config\/|\/integrations\//.test(f))).toEqual([]);
+  });
+});

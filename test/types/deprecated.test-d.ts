@@ -1,0 +1,30 @@
+import { expectAssignable, expectType } from 'tsd';
+import {
+  breaker,
+  circuitBreaker,
+  keyedBreaker,
+  loadShedder,
+  sreBreaker,
+  type BreakerPermit,
+  type CircuitBreaker,
+  type CircuitBreakerPolicy,
+  type KeyedBreaker,
+  type KeyedBreakerPolicy,
+  type LoadShedder,
+  type LoadShedderPolicy,
+  type Permit,
+  type SreBreaker,
+  type SreBreakerPolicy,
+} from '../../dist/index.js';
+
+// Each deprecated alias names the same type as its new name, both ways.
+expectType<SreBreaker>(sreBreaker());
+expectAssignable<SreBreakerPolicy>({} as SreBreaker);
+expectType<CircuitBreaker>(circuitBreaker({ strategy: 'errorRatio' }));
+expectAssignable<CircuitBreakerPolicy>({} as CircuitBreaker);
+expectType<KeyedBreaker<SreBreakerPolicy>>(keyedBreaker(() => 'k', { defaults: { family: 'sre' } }));
+expectAssignable<KeyedBreakerPolicy>({} as KeyedBreaker);
+expectType<LoadShedder>(loadShedder());
+expectAssignable<LoadShedderPolicy>({} as LoadShedder);
+expectType<Permit>(breaker().allow());
+expectAssignable<BreakerPermit>({} as Permit);
