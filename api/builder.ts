@@ -14,9 +14,8 @@ import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/i
 import { adaptiveLimiter, type AdaptiveLimiterOptions } from '../policies/adaptive-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
-import { z } from 'zod';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { clockSchema, nameSchema, parseOptions, randomSchema } from '../lib/options.js';
+import { checkOptions, clock, name, object, optional, random } from '../lib/options.js';
 import { checkPolicies, Pipeline } from '../lib/pipe.js';
 import type { Policy } from '../lib/policy.js';
 
@@ -30,7 +29,7 @@ export interface BuilderEnv {
   name?: string;
 }
 
-const BuilderEnvSchema = z.object({ clock: clockSchema.optional(), random: randomSchema.optional(), name: nameSchema.optional() }).strict();
+const builderEnv = object({ clock: optional(clock), random: optional(random), name: optional(name) });
 
 /**
  * An immutable fluent pipeline: every method returns a new builder with one
@@ -151,5 +150,5 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
  * ```
  */
 export function policy(env: BuilderEnv = {}): PolicyBuilder<never> {
-  return new PolicyBuilder<never>([], parseOptions(BuilderEnvSchema, env, 'policy'));
+  return new PolicyBuilder<never>([], checkOptions(builderEnv, env, 'policy'));
 }

@@ -1,25 +1,26 @@
 import { z } from 'zod';
-import {
-  decisionTree,
-  DecisionTree,
-  DecisionTreeOptionsSchema,
-  degrade,
-  DegradePolicy,
-  type DegradeHandler,
-  type DegradePredicate,
-} from '../policies/degrade/index.js';
-import { loadShedder, LoadShedderOptionsSchema } from '../policies/load-shedder/index.js';
+import { decisionTree, DecisionTree, degrade, DegradePolicy, type DegradeHandler, type DegradePredicate } from '../policies/degrade/index.js';
+import { DecisionTreeOptionsSchema } from '../policies/degrade/schema.js';
+import { loadShedder } from '../policies/load-shedder/index.js';
+import { LoadShedderOptionsSchema } from '../policies/load-shedder/schema.js';
 import type { SignalSource } from '../lib/signals.js';
-import { bulkhead, BulkheadOptionsSchema } from '../policies/bulkhead/index.js';
-import { idempotent, IdempotentOptionsSchema, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
-import { rateLimiter, RateAlgorithmConfigSchema } from '../policies/rate-limiter/index.js';
-import { adaptiveLimiter, AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/index.js';
+import { bulkhead } from '../policies/bulkhead/index.js';
+import { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
+import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
+import { IdempotentOptionsSchema } from '../policies/idempotent/schema.js';
+import { rateLimiter } from '../policies/rate-limiter/index.js';
+import { RateAlgorithmConfigSchema } from '../policies/rate-limiter/schema.js';
+import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
+import { AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/schema.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import { cache, type CacheStore } from '../policies/cache/index.js';
-import { CircuitBreaker, circuitBreaker, CircuitBreakerVariants, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
-import { checkSre, SreBreaker, sreBreaker, SreBreakerShape } from '../policies/sre-breaker/index.js';
-import { adaptiveBreaker, AdaptiveBreakerPolicy, AdaptiveBreakerShape, checkAdaptive } from '../policies/adaptive-breaker/index.js';
-import { checkBuckets, checkSnapshotGrid } from '../policies/breaker/options.js';
+import { CircuitBreaker, circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
+import { CircuitBreakerVariants } from '../policies/circuit-breaker/schema.js';
+import { SreBreaker, sreBreaker } from '../policies/sre-breaker/index.js';
+import { checkSre, SreBreakerShape } from '../policies/sre-breaker/schema.js';
+import { adaptiveBreaker, AdaptiveBreakerPolicy } from '../policies/adaptive-breaker/index.js';
+import { AdaptiveBreakerShape, checkAdaptive } from '../policies/adaptive-breaker/schema.js';
+import { checkBuckets, checkSnapshotGrid } from '../policies/breaker/schema.js';
 import { chaos, type ChaosFault, type ChaosResult } from '../policies/chaos/index.js';
 import { fallback, fallbackChain, type FallbackHandler } from '../policies/fallback/index.js';
 import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
@@ -30,16 +31,16 @@ import {
   retry,
   RetryPolicy,
   sloBudget,
-  SloBudgetOptionsSchema,
   tokenBudget,
-  TokenBudgetOptionsSchema,
   type Backoff,
   type RetryBudget,
 } from '../policies/retry/index.js';
-import { ExponentialShape, isBackoff, maxAtLeastInitial, type BackoffFunction } from '../policies/retry/backoff.js';
+import { isBackoff, maxAtLeastInitial, type BackoffFunction } from '../policies/retry/backoff.js';
+import { ExponentialShape, SloBudgetOptionsSchema, TokenBudgetOptionsSchema } from '../policies/retry/schema.js';
 import { isRetryBudget } from '../policies/retry/budget.js';
-import { timeout, TimeoutOptionsSchema, TimeoutPolicy } from '../policies/timeout/index.js';
-import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../lib/options.js';
+import { timeout, TimeoutPolicy } from '../policies/timeout/index.js';
+import { TimeoutOptionsSchema } from '../policies/timeout/schema.js';
+import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../lib/schemas.js';
 import type { ExecutionContext } from '../lib/policy.js';
 import type { Policy } from '../lib/policy.js';
 import type { Resolver } from './resolve.js';

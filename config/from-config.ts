@@ -4,7 +4,7 @@ import { executeWith, runNext } from '../lib/context.js';
 import { ConfigError, isConfigError, type ConfigIssue } from '../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../lib/events.js';
 import type { ConfigRejectedEvent } from './events.js';
-import { toConfigIssues } from '../lib/options.js';
+import { toConfigIssues } from '../lib/schemas.js';
 import { Pipeline } from '../lib/pipe.js';
 import { ANSWER, RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from '../lib/policy.js';
 import { buildEntry, reconfigureEntry, type EntryConfig } from './entries.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { nameSchema } from '../lib/options.js';
+import { nameSchema } from '../lib/schemas.js';
 import { StrategyConfigSchema, WriteBehindConfigSchema } from './strategies/schemas.js';
 import { PolicyConfigSchema } from './entries.js';
 

@@ -1,12 +1,12 @@
 // The data form of each strategy's options, before the rules of the entries they are written out into
 // (schemas.ts adds those, with expand.ts): so expand.ts can name the type without a circle.
 import { z } from 'zod';
-import { BulkheadOptionsSchema } from '../../policies/bulkhead/index.js';
-import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/index.js';
-import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/index.js';
+import { BulkheadOptionsSchema } from '../../policies/bulkhead/schema.js';
+import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/schema.js';
+import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/schema.js';
 import { adaptiveData, BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema } from '../entries.js';
-import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../../lib/options.js';
-import { DecisionTreeOptionsSchema } from '../../policies/degrade/index.js';
+import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
+import { DecisionTreeOptionsSchema } from '../../policies/degrade/schema.js';
 
 /** Tuning of a state-machine breaker inside a strategy (the strategy fixes `strategy`). */
 const BreakerTuning = z

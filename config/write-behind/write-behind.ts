@@ -5,7 +5,7 @@ import { timeout } from '../../policies/timeout/index.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { isBrokenCircuitError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
-import { clockSchema, fnSchema, intAtLeast, nameSchema, parseOptions, positiveMs, randomSchema } from '../../lib/options.js';
+import { clockSchema, fnSchema, intAtLeast, nameSchema, parseOptions, positiveMs, randomSchema } from '../../lib/schemas.js';
 import { pipe, type Pipeline } from '../../lib/pipe.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { isWriteQueue, memoryWriteQueue, type QueuedWrite, type WriteQueue } from './queue.js';

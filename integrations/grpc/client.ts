@@ -1,6 +1,6 @@
 import { InterceptingCall, Metadata, status, type Interceptor, type StatusObject } from '@grpc/grpc-js';
 import { isShedRejection, TimeoutError } from '../../lib/errors.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { KeyedSources, type Permit, type PermitSource } from '../shared/permit.js';
 import { isFailureCode, shedDetails } from './codes.js';
 import { ClientInterceptorOptionsSchema, type ClientInterceptorOptions } from './options.js';

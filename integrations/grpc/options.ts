@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fnSchema } from '../../lib/options.js';
+import { fnSchema } from '../../lib/schemas.js';
 import { isPermitSource, type PermitSource } from '../shared/permit.js';
 
 const common = {

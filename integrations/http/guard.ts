@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { isThenable, KeyedSources, shedAnswer, type AsyncPermitSource, type Permit, type ShedAnswer } from '../shared/permit.js';
 import { HttpGuardOptionsSchema, type HttpGuardOptions } from './options.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fnSchema, nonNegativeMs } from '../../lib/options.js';
+import { fnSchema, nonNegativeMs } from '../../lib/schemas.js';
 import { isPermitSource, type AsyncPermitSource } from '../shared/permit.js';
 
 /** Options of the HTTP guards ({@link protectHandler}, {@link protectExpress}, {@link protectFastify}). */

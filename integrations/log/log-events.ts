@@ -1,5 +1,5 @@
 import { systemClock, type Clock, type TimerHandle } from '../../lib/clock.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
 import { loose, PolicyNames, type LooseEvent, type Observed } from '../shared/observed.js';
 import { isLogged, lineFor } from './lines.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nonNegativeMs } from '../../lib/options.js';
+import { clockSchema, nonNegativeMs } from '../../lib/schemas.js';
 
 /** Options of {@link logEvents}. */
 export const LogEventsOptionsSchema = z

@@ -1,5 +1,5 @@
 import { metrics, type Attributes, type ObservableCallback } from '@opentelemetry/api';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { OUTCOME_RESULTS } from '../../lib/outcome.js';
 import { DEFAULT_BUCKETS, watchFigures } from '../shared/figures.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';

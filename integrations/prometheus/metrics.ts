@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
 import type { OutcomeResult } from '../../lib/events.js';
-import { parseOptions } from '../../lib/options.js';
+import { parseOptions } from '../../lib/schemas.js';
 import { OUTCOME_RESULTS } from '../../lib/outcome.js';
 import { DEFAULT_BUCKETS, watchFigures, type FigureSink } from '../shared/figures.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';

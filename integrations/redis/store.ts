@@ -3,7 +3,7 @@ import { boundedStoreCall } from '../../lib/store-call.js';
 import type { ClaimResult, IdempotencyStore } from '../../policies/idempotent/store.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError } from '../../lib/errors.js';
-import { clockSchema, parseOptions, positiveMs } from '../../lib/options.js';
+import { clockSchema, parseOptions, positiveMs } from '../../lib/schemas.js';
 import { CLAIM, EXTEND, SETTLE } from './lua.js';
 import { isRedisClient, LuaScript, type RedisClient } from './script.js';
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { boundedStoreCall } from '../../lib/store-call.js';
 import type { LimiterHost, RateAlgorithm } from '../../policies/rate-limiter/algorithm.js';
-import { perSecond, positiveInt } from '../../policies/rate-limiter/numbers.js';
+import { perSecond, positiveInt } from '../../policies/rate-limiter/schema.js';
 import { TokenBucket } from '../../policies/rate-limiter/token-bucket.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError } from '../../lib/errors.js';
-import { clockSchema, parseOptions, positiveMs } from '../../lib/options.js';
+import { clockSchema, parseOptions, positiveMs } from '../../lib/schemas.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { TOKEN_BUCKET } from './lua.js';
 import { isRedisClient, LuaScript, type RedisClient } from './script.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { boundedStoreCall } from '../../lib/store-call.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError, StoreUnavailableError } from '../../lib/errors.js';
-import { clockSchema, parseOptions, positiveMs } from '../../lib/options.js';
+import { clockSchema, parseOptions, positiveMs } from '../../lib/schemas.js';
 import type { QueuedWrite, WriteQueue } from '../../config/write-behind/queue.js';
 import { isRedisClient, LuaScript, type RedisClient } from './script.js';
 

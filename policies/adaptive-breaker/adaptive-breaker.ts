@@ -2,9 +2,9 @@ import { BreakerPolicy, SUCCESS, type Settlement } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../breaker/events.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { goZeroOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
-import { AdaptiveBreakerOptionsSchema, type AdaptiveBreakerOptions, type AdaptiveBreakerSnapshot, type ResolvedAdaptiveBreakerOptions } from './options.js';
+import { adaptiveBreakerOptions, type AdaptiveBreakerOptions, type AdaptiveBreakerSnapshot, type ResolvedAdaptiveBreakerOptions } from './options.js';
 
 /** What {@link AdaptiveBreakerPolicy.stats} reports about the current window and streaks. */
 export interface AdaptiveBreakerStats {
@@ -71,7 +71,7 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
   private heldMs = 0;
   private timedAt = -Infinity;
 
-  /** Takes options already validated by {@link AdaptiveBreakerOptionsSchema}; use {@link adaptiveBreaker}. */
+  /** Takes options already checked (with defaults applied); use {@link adaptiveBreaker}. */
   constructor(o: ResolvedAdaptiveBreakerOptions, name = o.name) {
     const clock = o.clock ?? systemClock;
     super(name, clock, o.handle, o.handleResult);
@@ -138,7 +138,7 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
    * ```
    */
   reconfigure(options: Omit<AdaptiveBreakerOptions, 'clock' | 'random' | 'name' | 'initialState'>): void {
-    const o = this.reparse(AdaptiveBreakerOptionsSchema, options, this.o, ['windowMs', 'buckets']);
+    const o = this.reparse((i, p) => checkOptions(adaptiveBreakerOptions, i, p), options, this.o, ['windowMs', 'buckets']);
     this.o = { ...o, clock: this.o.clock, random: this.o.random };
   }
 
@@ -363,7 +363,7 @@ function durationMs(start: number, now: number): number {
  * ```
  */
 export function adaptiveBreaker(options: AdaptiveBreakerOptions = {}): AdaptiveBreakerPolicy {
-  return new AdaptiveBreakerPolicy(parseOptions(AdaptiveBreakerOptionsSchema, options, 'breaker'));
+  return new AdaptiveBreakerPolicy(checkOptions(adaptiveBreakerOptions, options, 'breaker'));
 }
 
 /**

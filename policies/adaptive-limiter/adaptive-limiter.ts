@@ -5,12 +5,12 @@ import { ConcurrencyLimitedError } from '../../lib/errors.js';
 import type { OutcomeResult } from '../../lib/events.js';
 import type { LimitChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { algorithmOf, type LimitAlgorithm, type WindowFigures } from './algorithms.js';
 import { ANSWERED, DROPPED, IGNORED, LimitedCall, LimiterPermit, type LimiterCore, type Measure } from './call.js';
-import { AdaptiveLimiterOptionsSchema, type AdaptiveLimiterOptions } from './options.js';
+import { adaptiveLimiterOptions, type AdaptiveLimiterOptions } from './options.js';
 import { Sampler } from './sampler.js';
 
 /** Answers faster than this many ms are not measured. */
@@ -74,7 +74,7 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
   };
 
   constructor(options: AdaptiveLimiterOptions = {}) {
-    const o = parseOptions(AdaptiveLimiterOptionsSchema, options, 'adaptiveLimiter');
+    const o = checkOptions(adaptiveLimiterOptions, options, 'adaptiveLimiter');
     super(o.name, o.clock ?? systemClock);
     this.algorithm = algorithmOf(o.algorithm);
     this.sampler = new Sampler(o.windowMs, o.maxWindowMs, o.minSamples, this.clock.now());

@@ -1,9 +1,27 @@
-import { z } from 'zod';
 import type { Clock } from '../../lib/clock.js';
-import { clockSchema, fnSchema, intAtLeast, nameSchema, positiveMs, ratio } from '../../lib/options.js';
-
-const finiteAtLeast = (min: number) =>
-  z.number({ message: `expected a finite number >= ${min}` }).min(min, { message: `expected a finite number >= ${min}` });
+import {
+  atLeast,
+  atMost,
+  clock,
+  discriminated,
+  either,
+  fn,
+  intAtLeast,
+  name,
+  number,
+  numberAtLeast,
+  object,
+  oneOf,
+  optional,
+  positiveMs,
+  prefault,
+  satisfies,
+  whenValid,
+  withDefault,
+  above,
+  type Rule,
+  type RuleOutput,
+} from '../../lib/options.js';
 
 /** Options of the gradient algorithm (Netflix concurrency-limits' Gradient2). */
 export interface GradientOptions {
@@ -135,87 +153,92 @@ export interface AdaptiveLimiterOptions {
   clock?: Clock | undefined;
 }
 
-/** The zod schema of {@link GradientOptions}. */
-export const GradientOptionsSchema = z
-  .object({
-    kind: z.literal('gradient'),
-    tolerance: finiteAtLeast(1).default(1.5),
-    smoothing: ratio.refine((v) => v > 0, { message: 'expected a number in (0, 1]' }).default(0.2),
-    queueSize: finiteAtLeast(0).default(4),
-    backoffRatio: ratio.refine((v) => v >= 0.5 && v < 1, { message: 'expected a number in [0.5, 1)' }).default(0.9),
-    baselineWindows: intAtLeast(1).default(600),
-  })
-  .strict();
+const RATIO = 'expected a number in [0, 1]';
+const ratioWhere = (test: (v: number) => boolean, message: string): Rule<number> => number(RATIO, atLeast(0, RATIO), atMost(1, RATIO), satisfies(test, message));
+const backoffRatio = withDefault(ratioWhere((v) => v >= 0.5 && v < 1, 'expected a number in [0.5, 1)'), 0.9);
 
-/** The zod schema of {@link AimdOptions}. */
-export const AimdOptionsSchema = z
-  .object({
-    kind: z.literal('aimd'),
-    backoffRatio: ratio.refine((v) => v >= 0.5 && v < 1, { message: 'expected a number in [0.5, 1)' }).default(0.9),
-    increase: z.number({ message: 'expected a finite number > 0' }).positive({ message: 'expected a finite number > 0' }).default(1),
-    slowMs: positiveMs.optional(),
-  })
-  .strict();
+/** The rules of {@link GradientOptions} (`GradientOptionsSchema` in `breakwater/config` says the same). */
+export const gradientOptions = object({
+  kind: oneOf(['gradient']),
+  tolerance: withDefault(numberAtLeast(1), 1.5),
+  smoothing: withDefault(ratioWhere((v) => v > 0, 'expected a number in (0, 1]'), 0.2),
+  queueSize: withDefault(numberAtLeast(0), 4),
+  backoffRatio,
+  baselineWindows: withDefault(intAtLeast(1), 600),
+});
 
-/** The zod schema of {@link VegasOptions}. */
-export const VegasOptionsSchema = z
-  .object({
-    kind: z.literal('vegas'),
-    alpha: finiteAtLeast(0).default(3),
-    beta: finiteAtLeast(0).default(6),
-  })
-  .strict()
-  .refine((o) => o.beta > o.alpha, { message: 'beta must exceed alpha', path: ['beta'] });
+/** The rules of {@link AimdOptions} (`AimdOptionsSchema` in `breakwater/config` says the same). */
+export const aimdOptions = object({
+  kind: oneOf(['aimd']),
+  backoffRatio,
+  increase: withDefault(number('expected a finite number > 0', above(0, 'expected a finite number > 0')), 1),
+  slowMs: optional(positiveMs),
+});
 
-const algorithmSchemas = { gradient: GradientOptionsSchema, aimd: AimdOptionsSchema, vegas: VegasOptionsSchema };
+/** The rules of {@link VegasOptions} (`VegasOptionsSchema` in `breakwater/config` says the same). */
+export const vegasOptions = object(
+  {
+    kind: oneOf(['vegas']),
+    alpha: withDefault(numberAtLeast(0), 3),
+    beta: withDefault(numberAtLeast(0), 6),
+  },
+  (o, add) => {
+    if (!(o.beta > o.alpha)) add('beta must exceed alpha', ['beta']);
+  },
+);
 
 const ALGORITHM = "expected 'gradient', 'aimd', 'vegas' or an object with kind";
+const algorithmRules = { gradient: gradientOptions, aimd: aimdOptions, vegas: vegasOptions };
+const byObject = discriminated('kind', algorithmRules, ALGORITHM, "expected kind 'gradient', 'aimd' or 'vegas'");
 
-/** An algorithm as data: its name alone (its defaults) or an object with `kind`; either parses to the object with defaults. */
-export const LimitAlgorithmSchema = z.union([
+/** An algorithm as data: its name alone (its defaults) or an object with `kind`; either gives the object with defaults. */
+export const limitAlgorithm = either(
   // First, so that an object's own mistake (`tolerance: NaN`) is the one reported, at its path.
-  z.discriminatedUnion('kind', [GradientOptionsSchema, AimdOptionsSchema, VegasOptionsSchema], {
-    error: (issue) => (issue.code === 'invalid_union' ? "expected kind 'gradient', 'aimd' or 'vegas'" : ALGORITHM),
-  }),
-  z.enum(['gradient', 'aimd', 'vegas'], { message: ALGORITHM }).transform((kind) => algorithmSchemas[kind].parse({ kind })),
-]);
+  byObject,
+  ((value, path, found) => {
+    const kind = oneOf(['gradient', 'aimd', 'vegas'], ALGORITHM)(value, path, found);
+    return typeof kind === 'string' && kind in algorithmRules ? algorithmRules[kind]({ kind }, path, found) : kind;
+  }) as typeof byObject,
+);
 
 /** An algorithm's options with defaults applied. */
-export type ResolvedAlgorithm = z.output<typeof LimitAlgorithmSchema>;
+export type ResolvedAlgorithm = RuleOutput<typeof byObject>;
 
-/** The data part of {@link AdaptiveLimiterOptions}, shared with the config entry. */
-export const AdaptiveLimiterShape = z
-  .object({
-    algorithm: LimitAlgorithmSchema.prefault('gradient'),
-    initialLimit: intAtLeast(1).default(20),
-    minLimit: intAtLeast(1).default(1),
-    maxLimit: intAtLeast(1).default(200),
-    windowMs: positiveMs.default(100),
-    maxWindowMs: positiveMs.default(1_000),
-    minSamples: intAtLeast(1).default(10),
-    isOverload: fnSchema<(error: unknown) => boolean>().optional(),
-    name: nameSchema.default('adaptiveLimiter'),
-    clock: clockSchema.optional(),
-  })
-  .strict();
-
-/** Runs a cross-field rule only on fields that passed their own checks, so one mistake is not reported twice. */
-const onceValid = { when: (payload: z.core.ParsePayload): boolean => payload.issues.length === 0 };
-
-/** The cross-field rules of {@link AdaptiveLimiterShape}: the limits are ordered, the window bounds too. */
-export function checkLimits(
-  o: { initialLimit: number; minLimit: number; maxLimit: number; windowMs: number; maxWindowMs: number },
-  ctx: z.RefinementCtx,
-): void {
-  if (o.minLimit > o.maxLimit) ctx.addIssue({ code: 'custom', path: ['minLimit'], message: `must be <= maxLimit (${o.maxLimit})` });
+/** The problems between limits and window bounds: the limits are ordered, the window bounds too. */
+export function limitProblems(o: {
+  initialLimit: number;
+  minLimit: number;
+  maxLimit: number;
+  windowMs: number;
+  maxWindowMs: number;
+}): { key: string; message: string }[] {
+  const out: { key: string; message: string }[] = [];
+  if (o.minLimit > o.maxLimit) out.push({ key: 'minLimit', message: `must be <= maxLimit (${o.maxLimit})` });
   else if (o.initialLimit < o.minLimit || o.initialLimit > o.maxLimit) {
-    ctx.addIssue({ code: 'custom', path: ['initialLimit'], message: `must be between minLimit (${o.minLimit}) and maxLimit (${o.maxLimit})` });
+    out.push({ key: 'initialLimit', message: `must be between minLimit (${o.minLimit}) and maxLimit (${o.maxLimit})` });
   }
-  if (o.windowMs > o.maxWindowMs) ctx.addIssue({ code: 'custom', path: ['windowMs'], message: `must be <= maxWindowMs (${o.maxWindowMs})` });
+  if (o.windowMs > o.maxWindowMs) out.push({ key: 'windowMs', message: `must be <= maxWindowMs (${o.maxWindowMs})` });
+  return out;
 }
 
-/** The zod schema of {@link AdaptiveLimiterOptions}. */
-export const AdaptiveLimiterOptionsSchema = AdaptiveLimiterShape.superRefine(checkLimits, onceValid);
+/** The rules of {@link AdaptiveLimiterOptions} (`AdaptiveLimiterOptionsSchema` in `breakwater/config` says the same). */
+export const adaptiveLimiterOptions = object(
+  {
+    algorithm: prefault(limitAlgorithm, 'gradient'),
+    initialLimit: withDefault(intAtLeast(1), 20),
+    minLimit: withDefault(intAtLeast(1), 1),
+    maxLimit: withDefault(intAtLeast(1), 200),
+    windowMs: withDefault(positiveMs, 100),
+    maxWindowMs: withDefault(positiveMs, 1_000),
+    minSamples: withDefault(intAtLeast(1), 10),
+    isOverload: optional(fn<(error: unknown) => boolean>()),
+    name: withDefault(name, 'adaptiveLimiter'),
+    clock: optional(clock),
+  },
+  whenValid((o, add) => {
+    for (const p of limitProblems(o)) add(p.message, [p.key]);
+  }),
+);
 
 /** {@link AdaptiveLimiterOptions} with defaults applied. */
-export type ResolvedAdaptiveLimiterOptions = z.output<typeof AdaptiveLimiterOptionsSchema>;
+export type ResolvedAdaptiveLimiterOptions = RuleOutput<typeof adaptiveLimiterOptions>;

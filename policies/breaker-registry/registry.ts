@@ -3,14 +3,14 @@ import { shareEventSource } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { ConfigError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
-import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { checkOptions, Findings, type Rule } from '../../lib/options.js';
 import { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker.js';
-import { AdaptiveBreakerOptionsSchema } from '../adaptive-breaker/options.js';
+import { adaptiveBreakerOptions } from '../adaptive-breaker/options.js';
 import { CircuitBreakerPolicy } from '../circuit-breaker/circuit-breaker.js';
-import { CircuitBreakerOptionsSchema, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
-import { SreBreakerOptionsSchema } from '../sre-breaker/options.js';
+import { circuitBreakerOptions, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
+import { sreBreakerOptions } from '../sre-breaker/options.js';
 import { SreBreakerPolicy } from '../sre-breaker/sre-breaker.js';
-import { BreakerRegistryOptionsSchema, isPlainObject, type AdaptiveDefaults, type BreakerRegistryOptions, type SreDefaults } from './options.js';
+import { breakerRegistryOptions, isPlainObject, type AdaptiveDefaults, type BreakerRegistryOptions, type SreDefaults } from './options.js';
 
 /** Any breaker a registry can hold. */
 export type AnyBreaker = AdaptiveBreakerPolicy | SreBreakerPolicy | CircuitBreakerPolicy;
@@ -48,9 +48,9 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   private newest: Entry<B> | undefined = undefined;
 
   constructor(options: BreakerRegistryOptions = {}) {
-    // zod's object accepts a Map or a Date as an empty options object
+    // an object rule accepts a Map or a Date as an empty options object
     if (!isPlainObject(options)) throw new ConfigError('breakerRegistry', [{ path: '', message: 'expected an options object' }]);
-    const o = parseOptions(BreakerRegistryOptionsSchema, options, 'breakerRegistry');
+    const o = checkOptions(breakerRegistryOptions, options, 'breakerRegistry');
     this.name = o.name;
     this.idleMs = o.idleMs;
     this.clock = o.clock ?? systemClock;
@@ -169,21 +169,22 @@ class Entry<B> {
 }
 
 function parseAdaptive(input: unknown) {
-  return parseDefaults(AdaptiveBreakerOptionsSchema, input);
+  return parseDefaults(adaptiveBreakerOptions, input);
 }
 
 function parseSre(input: unknown) {
-  return parseDefaults(SreBreakerOptionsSchema, input);
+  return parseDefaults(sreBreakerOptions, input);
 }
 
 function parseMachine(input: unknown) {
-  return parseDefaults(CircuitBreakerOptionsSchema, input);
+  return parseDefaults(circuitBreakerOptions, input);
 }
 
-function parseDefaults<S extends typeof AdaptiveBreakerOptionsSchema | typeof SreBreakerOptionsSchema | typeof CircuitBreakerOptionsSchema>(schema: S, input: unknown) {
-  const r = schema.safeParse(input);
-  if (!r.success) throw new ConfigError('breakerRegistry', toConfigIssues(r.error, ['defaults']));
-  return r.data as import('zod').output<S>;
+function parseDefaults<T>(rule: Rule<T>, input: unknown): T {
+  const found = new Findings();
+  const out = rule(input, ['defaults'], found);
+  if (found.list.length > 0) throw new ConfigError('breakerRegistry', found.issues());
+  return out;
 }
 
 /**

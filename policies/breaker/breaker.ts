@@ -1,5 +1,4 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
-import type { z } from 'zod';
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import type { Clock } from '../../lib/clock.js';
 import { cancelledByCaller, Context, hardAborted, runNext } from '../../lib/context.js';
@@ -7,7 +6,6 @@ import { ConfigError, isShedRejection, type BrokenCircuitError } from '../../lib
 import type { OutcomeResult, PolicyEvent } from '../../lib/events.js';
 import type { BreakerState, StateChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement } from '../../lib/permit.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
@@ -57,13 +55,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
   }
 
   /**
-   * Hot reload: parses `options` with `schema` under this breaker's name,
+   * Hot reload: checks `options` with `check` under this breaker's name,
    * refuses with a `ConfigError` a change of any `fixed` option (they shape
    * the window; nothing changes then), and takes the new `handle` and
    * `handleResult`. Returns the parsed options for the subclass to keep.
    */
-  protected reparse<S extends z.ZodType<Judged>>(schema: S, options: object, current: z.output<S>, fixed: readonly (keyof z.output<S> & string)[]): z.output<S> {
-    const o = parseOptions(schema, { ...options, name: this.name }, this.name);
+  protected reparse<O extends Judged>(check: (input: unknown, policy: string) => O, options: object, current: O, fixed: readonly (keyof O & string)[]): O {
+    const o = check({ ...options, name: this.name }, this.name);
     const changed = fixed.filter((k) => o[k] !== current[k]);
     if (changed.length > 0) throw new ConfigError(this.name, changed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
     this.handle = o.handle;

@@ -1,67 +1,84 @@
-import { z } from 'zod';
+import {
+  above,
+  array,
+  atLeast,
+  integer,
+  intAtLeast,
+  nullable,
+  number,
+  object,
+  predicate,
+  tuple,
+  type PathPart,
+  type Rule,
+} from '../../lib/options.js';
 
 /** Which thrown values count as failures; a throw inside it counts as yes. */
-export const handleSchema = z.custom<(error: unknown) => boolean>((v) => typeof v === 'function', { message: 'expected a function' });
+export const handleRule: Rule<(error: unknown) => boolean> = predicate;
 
 /** Which results count as failures (e.g. an HTTP 503 response). */
-export const handleResultSchema = z.custom<(result: unknown) => boolean>((v) => typeof v === 'function', {
-  message: 'expected a function',
-});
+export const handleResultRule: Rule<(result: unknown) => boolean> = predicate;
 
 /** A finite number. */
-export const finite = (message: string) => z.number({ message });
+export const finite = (message: string): Rule<number> => number(message);
 
+const RATIO = 'expected a ratio in [0, 1]';
 /** A ratio in [0, 1]. */
-export const ratioSchema = finite('expected a ratio in [0, 1]').min(0, { message: 'expected a ratio in [0, 1]' }).max(1, { message: 'expected a ratio in [0, 1]' });
+export const ratioRule: Rule<number> = number(RATIO, atLeast(0, RATIO), (n) => (n <= 1 ? undefined : RATIO));
 
 /** An integer >= `min`. */
-export const intSchema = (min: number) =>
-  z
-    .number({ message: `expected an integer >= ${min}` })
-    .int({ message: `expected an integer >= ${min}` })
-    .min(min, { message: `expected an integer >= ${min}` });
+export const intRule = (min: number): Rule<number> => intAtLeast(min);
 
-/** Adds an issue at `buckets` unless `buckets` divides `windowMs` into whole milliseconds. */
-export function checkBuckets(o: { windowMs: number; buckets: number }, ctx: z.RefinementCtx): void {
-  if (!Number.isInteger(o.windowMs / o.buckets)) {
-    ctx.addIssue({ code: 'custom', path: ['buckets'], message: `must divide windowMs (${o.windowMs}) into whole milliseconds` });
-  }
+/** A problem a cross-field rule found: where, and the rule in words. */
+export interface Problem {
+  /** Where, inside the options. */
+  readonly path: readonly PathPart[];
+  /** The rule broken, in words. */
+  readonly message: string;
 }
 
-const count = z.number({ message: 'expected an integer >= 0' }).int({ message: 'expected an integer >= 0' }).min(0, { message: 'expected an integer >= 0' });
-const epochMs = z.number({ message: 'expected a finite clock time' });
+/** A problem at `buckets` unless `buckets` divides `windowMs` into whole milliseconds. */
+export function bucketProblems(o: { windowMs: number; buckets: number }): Problem[] {
+  return Number.isInteger(o.windowMs / o.buckets) ? [] : [{ path: ['buckets'], message: `must divide windowMs (${o.windowMs}) into whole milliseconds` }];
+}
+
+/** A problem unless the snapshot's window has the grid the options give (`size` = buckets, `bucketMs` = windowMs / buckets). */
+export function snapshotGridProblems(o: { windowMs: number; buckets: number; initialState?: { window: { size: number; bucketMs: number } } | undefined }): Problem[] {
+  const w = o.initialState?.window;
+  if (w === undefined) return [];
+  if (w.size !== o.buckets) return [{ path: ['initialState', 'window', 'size'], message: `must equal buckets (${o.buckets})` }];
+  if (w.bucketMs !== o.windowMs / o.buckets) return [{ path: ['initialState', 'window', 'bucketMs'], message: `must equal windowMs / buckets (${o.windowMs / o.buckets})` }];
+  return [];
+}
+
+/** The internal consistency of a rolling window's snapshot: sums and counts agree. */
+export function windowSnapshotProblems(w: { head: number; size: number; sums: readonly number[]; counts: readonly number[] | null }): Problem[] {
+  if (w.counts === null) {
+    return w.head === -1 && (w.sums[0] !== 0 || w.sums[1] !== 0 || w.sums[2] !== 0) ? [{ path: ['sums'], message: 'must be 0 before any record (head -1)' }] : [];
+  }
+  if (w.counts.length !== w.size * 3) return [{ path: ['counts'], message: `expected ${w.size * 3} counts (3 per bucket)` }];
+  const out: Problem[] = [];
+  for (let f = 0; f < 3; f++) {
+    let sum = 0;
+    for (let i = f; i < w.counts.length; i += 3) sum += w.counts[i]!;
+    if (sum !== w.sums[f]) out.push({ path: ['sums', f], message: 'must equal the sum of the bucket counts' });
+  }
+  return out;
+}
+
+const count = intAtLeast(0);
 
 /** A rolling window's snapshot (`lib/window.ts` `WindowSnapshot`), checked for internal consistency. */
-export const windowSnapshotSchema = z
-  .object({
-    origin: epochMs,
-    bucketMs: z.number({ message: 'expected a number > 0' }).positive({ message: 'expected a number > 0' }),
-    size: intSchema(1),
-    head: intSchema(-1),
-    sums: z.tuple([count, count, count]),
-    counts: z.array(count).nullable(),
-  })
-  .strict()
-  .superRefine((w, ctx) => {
-    if (w.counts === null) {
-      if (w.head === -1 && (w.sums[0] !== 0 || w.sums[1] !== 0 || w.sums[2] !== 0)) ctx.addIssue({ code: 'custom', path: ['sums'], message: 'must be 0 before any record (head -1)' });
-      return;
-    }
-    if (w.counts.length !== w.size * 3) {
-      ctx.addIssue({ code: 'custom', path: ['counts'], message: `expected ${w.size * 3} counts (3 per bucket)` });
-      return;
-    }
-    for (let f = 0; f < 3; f++) {
-      let sum = 0;
-      for (let i = f; i < w.counts.length; i += 3) sum += w.counts[i]!;
-      if (sum !== w.sums[f]) ctx.addIssue({ code: 'custom', path: ['sums', f], message: 'must equal the sum of the bucket counts' });
-    }
-  });
-
-/** Adds an issue unless the snapshot's window has the grid the options give (`size` = buckets, `bucketMs` = windowMs / buckets). */
-export function checkSnapshotGrid(o: { windowMs: number; buckets: number; initialState?: { window: { size: number; bucketMs: number } } | undefined }, ctx: z.RefinementCtx): void {
-  const w = o.initialState?.window;
-  if (w === undefined) return;
-  if (w.size !== o.buckets) ctx.addIssue({ code: 'custom', path: ['initialState', 'window', 'size'], message: `must equal buckets (${o.buckets})` });
-  else if (w.bucketMs !== o.windowMs / o.buckets) ctx.addIssue({ code: 'custom', path: ['initialState', 'window', 'bucketMs'], message: `must equal windowMs / buckets (${o.windowMs / o.buckets})` });
-}
+export const windowSnapshotRule = object(
+  {
+    origin: number('expected a finite clock time'),
+    bucketMs: number('expected a number > 0', above(0, 'expected a number > 0')),
+    size: intAtLeast(1),
+    head: integer('expected an integer >= -1', atLeast(-1, 'expected an integer >= -1')),
+    sums: tuple([count, count, count]),
+    counts: nullable(array(count)),
+  },
+  (w, add) => {
+    for (const p of windowSnapshotProblems(w)) add(p.message, p.path);
+  },
+);

@@ -2,10 +2,10 @@ import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock } from '../../lib/clock.js';
 import { runNext, toContext, type Context, type Scope } from '../../lib/context.js';
 import { BulkheadRejectedError } from '../../lib/errors.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { settledOutcome, thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
-import { BulkheadOptionsSchema, type BulkheadOptions } from './options.js';
+import { bulkheadOptions, type BulkheadOptions } from './options.js';
 import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
 import { Slot, Waiter, type SlotOwner } from './queue.js';
 
@@ -40,7 +40,7 @@ export class BulkheadPolicy extends PolicyBase {
   };
 
   constructor(options: BulkheadOptions) {
-    const o = parseOptions(BulkheadOptionsSchema, options, 'bulkhead');
+    const o = checkOptions(bulkheadOptions, options, 'bulkhead');
     super(o.name, o.clock ?? systemClock);
     this.limit = o.limit;
     this.queueLimit = o.queue;

@@ -1,2 +1,2 @@
 export { bulkhead, BulkheadPolicy } from './bulkhead.js';
-export { BulkheadOptionsSchema, type BulkheadOptions } from './options.js';
+export type { BulkheadOptions } from './options.js';

@@ -1,28 +1,5 @@
-import { z } from 'zod';
-import { clockSchema, nameSchema } from '../../lib/options.js';
-
-const count = (min: number) =>
-  z
-    .number({ message: `expected an integer >= ${min}` })
-    .int({ message: `expected an integer >= ${min}` })
-    .min(min, { message: `expected an integer >= ${min}` });
-
-/** Options of {@link bulkhead}. */
-export const BulkheadOptionsSchema = z
-  .object({
-    /** Most calls running at once. */
-    limit: count(1),
-    /**
-     * Most calls waiting for a slot, in arrival order; the rest are rejected with `BulkheadRejectedError`.
-     * @defaultValue 0 (no queue)
-     */
-    queue: count(0).default(0),
-    /** @defaultValue `'bulkhead'` */
-    name: nameSchema.default('bulkhead'),
-    /** @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict();
+import type { Clock } from '../../lib/clock.js';
+import { clock, intAtLeast, name, object, optional, withDefault } from '../../lib/options.js';
 
 /**
  * Options of {@link bulkhead}.
@@ -31,4 +8,30 @@ export const BulkheadOptionsSchema = z
  * bulkhead({ limit: 10, queue: 50 });
  * ```
  */
-export type BulkheadOptions = z.input<typeof BulkheadOptionsSchema>;
+export interface BulkheadOptions {
+  /** Most calls running at once. */
+  limit: number;
+  /**
+   * Most calls waiting for a slot, in arrival order; the rest are rejected with `BulkheadRejectedError`.
+   * @defaultValue 0 (no queue)
+   */
+  queue?: number | undefined;
+  /**
+   * The policy's name in events and metrics.
+   * @defaultValue `'bulkhead'`
+   */
+  name?: string | undefined;
+  /**
+   * The clock of the durations in events.
+   * @defaultValue the system clock
+   */
+  clock?: Clock | undefined;
+}
+
+/** The rules of {@link BulkheadOptions} (`BulkheadOptionsSchema` in `breakwater/config` says the same). */
+export const bulkheadOptions = object({
+  limit: intAtLeast(1),
+  queue: withDefault(intAtLeast(0), 0),
+  name: withDefault(name, 'bulkhead'),
+  clock: optional(clock),
+});

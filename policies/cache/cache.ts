@@ -2,12 +2,12 @@ import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { deadlineTimerOf, systemClock } from '../../lib/clock.js';
 import { Context, runNext, Scope, toContext } from '../../lib/context.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { settledOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { Flight, type FlightInfo, type FlightOwner } from './flight.js';
 import { memoryCacheStore } from './memory-store.js';
-import { CacheOptionsSchema, type CacheOptions } from './options.js';
+import { cacheOptions, type CacheOptions } from './options.js';
 import type { CacheRecord, CacheStore } from './store.js';
 
 /** The last known value of a key, fresh or not, as {@link CachePolicy.stale} returns it. */
@@ -52,7 +52,7 @@ export class CachePolicy extends PolicyBase {
   private readonly owner: FlightOwner;
 
   constructor(options: CacheOptions) {
-    const o = parseOptions(CacheOptionsSchema, options, 'cache');
+    const o = checkOptions(cacheOptions, options, 'cache');
     super(o.name, o.clock ?? systemClock);
     this.ttlMs = o.ttlMs;
     this.staleWhileRevalidateMs = o.staleWhileRevalidateMs;

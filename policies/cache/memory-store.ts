@@ -1,34 +1,43 @@
-import { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { clockSchema, parseOptions } from '../../lib/options.js';
+import { checkOptions, clock, custom, intAtLeast, object, optional, withDefault, type RuleOutput } from '../../lib/options.js';
 import type { CacheCodec, CacheRecord, CacheStore } from './store.js';
 
-/** Options of {@link memoryCacheStore}. */
-export const MemoryCacheStoreOptionsSchema = z
-  .object({
-    /** Most keys kept; the least recently used is evicted first. @defaultValue 1_000 */
-    maxEntries: z
-      .number({ message: 'expected an integer >= 1' })
-      .int({ message: 'expected an integer >= 1' })
-      .min(1, { message: 'expected an integer >= 1' })
-      .default(1_000),
-    /**
-     * Serializes values on write and deserializes on read, so each read gets its own copy and values are
-     * checked as a remote store would check them.
-     * @defaultValue none: values are kept and returned as they are (the same object each time)
-     */
-    codec: z
-      .custom<CacheCodec>((v) => typeof (v as CacheCodec)?.encode === 'function' && typeof (v as CacheCodec)?.decode === 'function', {
-        message: 'expected a codec (encode, decode)',
-      })
-      .optional(),
-    /** The clock `retainMs` runs on. @defaultValue the system clock (the cache policy passes its own) */
-    clock: clockSchema.optional(),
-  })
-  .strict();
+/**
+ * Options of {@link memoryCacheStore}.
+ * @example
+ * ```ts
+ * memoryCacheStore({ maxEntries: 10_000 });
+ * ```
+ */
+export interface MemoryCacheStoreOptions {
+  /**
+   * Most keys kept; the least recently used is evicted first.
+   * @defaultValue 1_000
+   */
+  maxEntries?: number | undefined;
+  /**
+   * Serializes values on write and deserializes on read, so each read gets its own copy and values are
+   * checked as a remote store would check them.
+   * @defaultValue none: values are kept and returned as they are (the same object each time)
+   */
+  codec?: CacheCodec | undefined;
+  /**
+   * The clock `retainMs` runs on.
+   * @defaultValue the system clock (the cache policy passes its own)
+   */
+  clock?: Clock | undefined;
+}
 
-/** Options of {@link memoryCacheStore}. */
-export type MemoryCacheStoreOptions = z.input<typeof MemoryCacheStoreOptionsSchema>;
+/** True for a {@link CacheCodec}: an object with `encode` and `decode`. */
+export const isCacheCodec = (v: unknown): v is CacheCodec => typeof (v as CacheCodec)?.encode === 'function' && typeof (v as CacheCodec)?.decode === 'function';
+
+/** The rules of {@link MemoryCacheStoreOptions} (`MemoryCacheStoreOptionsSchema` in `breakwater/config` says the same). */
+export const memoryCacheStoreOptions = object({
+  maxEntries: withDefault(intAtLeast(1), 1_000),
+  codec: optional(custom<CacheCodec>(isCacheCodec, 'expected a codec (encode, decode)')),
+  clock: optional(clock),
+});
+
 
 interface Slot {
   record: CacheRecord | string;
@@ -43,7 +52,7 @@ class MemoryCacheStore implements CacheStore {
   private readonly codec: CacheCodec | undefined;
   private readonly clock: Clock;
 
-  constructor(o: z.output<typeof MemoryCacheStoreOptionsSchema>) {
+  constructor(o: RuleOutput<typeof memoryCacheStoreOptions>) {
     this.maxEntries = o.maxEntries;
     this.codec = o.codec;
     this.clock = o.clock ?? systemClock;
@@ -101,5 +110,5 @@ class MemoryCacheStore implements CacheStore {
  * ```
  */
 export function memoryCacheStore(options: MemoryCacheStoreOptions = {}): CacheStore & { readonly size: number } {
-  return new MemoryCacheStore(parseOptions(MemoryCacheStoreOptionsSchema, options, 'memoryCacheStore'));
+  return new MemoryCacheStore(checkOptions(memoryCacheStoreOptions, options, 'memoryCacheStore'));
 }

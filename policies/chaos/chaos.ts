@@ -2,11 +2,11 @@ import { PolicyBase } from '../../lib/base.js';
 import { systemClock } from '../../lib/clock.js';
 import { runNext, toContext } from '../../lib/context.js';
 import type { InjectedEvent } from './events.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { sleep } from '../../lib/sleep.js';
-import { ChaosOptionsSchema, type ChaosOptions, type ChaosResult } from './options.js';
+import { chaosOptions, type ChaosOptions, type ChaosResult } from './options.js';
 
 /**
  * Fault injection for your own resilience tests (Polly's Simmy): on a share
@@ -34,7 +34,7 @@ export class ChaosPolicy<T = never> extends PolicyBase<T> {
   private readonly random: () => number;
 
   constructor(options: ChaosOptions<T>) {
-    const o = parseOptions(ChaosOptionsSchema, options, 'chaos');
+    const o = checkOptions(chaosOptions, options, 'chaos');
     super(o.name, o.clock ?? systemClock);
     this.injectionRate = o.injectionRate;
     this.fault = o.fault;

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { clockSchema, fnSchema, nameSchema, nonNegativeMs, randomSchema } from '../../lib/options.js';
+import type { Clock } from '../../lib/clock.js';
+import { anything, boolean, clock, either, fn, name, nonNegativeMs, object, optional, random, ratio, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /** What an injected fault throws: a value, or `(ctx) => value` made fresh per call. */
@@ -8,60 +8,6 @@ export type ChaosFault = ((ctx: ExecutionContext) => unknown) | {} | null;
 /** Makes the substitute result of an injected call. */
 export type ChaosResult<T> = (ctx: ExecutionContext) => T | PromiseLike<T>;
 
-/** Options of {@link chaos}. */
-export const ChaosOptionsSchema = z
-  .object({
-    /**
-     * What an injected fault throws: any value, or a function `(ctx) => value` that makes a fresh one per call
-     * (a function is always called, never thrown itself).
-     * @defaultValue no fault
-     */
-    fault: z.unknown().optional(),
-    /**
-     * Latency added before the call goes on: milliseconds, or `(ctx) => ms`. Cancellable: the caller's abort or
-     * an enclosing deadline ends it at once.
-     * @defaultValue no latency
-     */
-    latency: z.union([nonNegativeMs, fnSchema<(ctx: ExecutionContext) => number>()]).optional(),
-    /**
-     * Substitute result of an injected call: `(ctx) => value`; the operation does not run. Exclusive with `fault`.
-     * @defaultValue no substitute result
-     */
-    result: fnSchema<ChaosResult<unknown>>().optional(),
-    /**
-     * Share of calls injected, in [0, 1].
-     * @defaultValue 0.001 (Polly's default)
-     */
-    injectionRate: z
-      .number({ message: 'expected a number in [0, 1]' })
-      .min(0, { message: 'expected a number in [0, 1]' })
-      .max(1, { message: 'expected a number in [0, 1]' })
-      .default(0.001),
-    /**
-     * Whether to inject at all: a boolean, or `(ctx) => boolean` asked on every call. `enable()` / `disable()`
-     * switch the policy at run time on top of it.
-     * @defaultValue true
-     */
-    enabled: z
-      .union([z.boolean(), fnSchema<(ctx: ExecutionContext) => boolean>()], { message: 'expected a boolean or a function' })
-      .default(true),
-    /** Random source in [0, 1) for the injection draw. @defaultValue `Math.random` */
-    random: randomSchema.optional(),
-    /** @defaultValue `'chaos'` */
-    name: nameSchema.default('chaos'),
-    /** @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict()
-  .refine((o) => o.fault !== undefined || o.latency !== undefined || o.result !== undefined, {
-    message: 'give at least one of fault, latency or result',
-    path: ['fault'],
-  })
-  .refine((o) => o.fault === undefined || o.result === undefined, {
-    message: 'fault and result are exclusive (pipe two chaos policies to have both)',
-    path: ['result'],
-  });
-
 /**
  * Options of {@link chaos}; `T` is the substitute result's type.
  * @example
@@ -69,9 +15,68 @@ export const ChaosOptionsSchema = z
  * chaos({ fault: () => new Error('injected'), injectionRate: 0.05, random: seededRandom(1) });
  * ```
  */
-export type ChaosOptions<T = never> = Omit<z.input<typeof ChaosOptionsSchema>, 'result' | 'fault'> & {
-  /** What an injected fault throws: any value, or `(ctx) => value` made fresh per call. */
+export interface ChaosOptions<T = never> {
+  /**
+   * What an injected fault throws: any value, or a function `(ctx) => value` that makes a fresh one per call
+   * (a function is always called, never thrown itself).
+   * @defaultValue no fault
+   */
   fault?: ChaosFault;
-  /** Substitute result of an injected call: `(ctx) => value`. Exclusive with `fault`. */
+  /**
+   * Latency added before the call goes on: milliseconds, or `(ctx) => ms`. Cancellable: the caller's abort or
+   * an enclosing deadline ends it at once.
+   * @defaultValue no latency
+   */
+  latency?: number | ((ctx: ExecutionContext) => number) | undefined;
+  /**
+   * Substitute result of an injected call: `(ctx) => value`; the operation does not run. Exclusive with `fault`.
+   * @defaultValue no substitute result
+   */
   result?: ChaosResult<T>;
-};
+  /**
+   * Share of calls injected, in [0, 1].
+   * @defaultValue 0.001 (Polly's default)
+   */
+  injectionRate?: number | undefined;
+  /**
+   * Whether to inject at all: a boolean, or `(ctx) => boolean` asked on every call. `enable()` / `disable()`
+   * switch the policy at run time on top of it.
+   * @defaultValue true
+   */
+  enabled?: boolean | ((ctx: ExecutionContext) => boolean) | undefined;
+  /**
+   * Random source in [0, 1) for the injection draw.
+   * @defaultValue `Math.random`
+   */
+  random?: (() => number) | undefined;
+  /**
+   * The policy's name in events and metrics.
+   * @defaultValue `'chaos'`
+   */
+  name?: string | undefined;
+  /**
+   * The clock of the latency and of the durations in events.
+   * @defaultValue the system clock
+   */
+  clock?: Clock | undefined;
+}
+
+/** The rules of {@link ChaosOptions} (`ChaosOptionsSchema` in `breakwater/config` says the same). */
+export const chaosOptions = object(
+  {
+    fault: anything,
+    latency: optional(either(nonNegativeMs, fn<(ctx: ExecutionContext) => number>())),
+    result: optional(fn<ChaosResult<unknown>>()),
+    injectionRate: withDefault(ratio, 0.001),
+    enabled: withDefault(either(boolean, fn<(ctx: ExecutionContext) => boolean>()), true),
+    random: optional(random),
+    name: withDefault(name, 'chaos'),
+    clock: optional(clock),
+  },
+  (o, add) => {
+    if (o.fault === undefined && o.latency === undefined && o.result === undefined) add('give at least one of fault, latency or result', ['fault']);
+  },
+  (o, add) => {
+    if (o.fault !== undefined && o.result !== undefined) add('fault and result are exclusive (pipe two chaos policies to have both)', ['result']);
+  },
+);

@@ -2,10 +2,10 @@ import { BreakerPolicy, SUCCESS, TIMEOUT, type Settlement } from '../breaker/bre
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../breaker/events.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { leapArrayOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import {
-  CircuitBreakerOptionsSchema,
+  circuitBreakerOptions,
   type CircuitBreakerOptions,
   type CircuitBreakerSnapshot,
   type CircuitBreakerStats,
@@ -46,7 +46,7 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
   private probeBits = 0;
   private probeCount = 0;
 
-  /** Takes options already validated by {@link CircuitBreakerOptionsSchema}; use {@link circuitBreaker}. */
+  /** Takes options already checked (with defaults applied); use {@link circuitBreaker}. */
   constructor(o: ResolvedCircuitBreakerOptions, name = o.name) {
     const clock = o.clock ?? systemClock;
     super(name, clock, o.handle, o.handleResult);
@@ -97,7 +97,7 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
    * in place; asking to is a `ConfigError`, and nothing changes.
    */
   reconfigure(options: Omit<CircuitBreakerOptions, 'clock' | 'name' | 'initialState'>): void {
-    const o = this.reparse(CircuitBreakerOptionsSchema, options, this.o, ['strategy', 'windowMs', 'buckets']);
+    const o = this.reparse((i, p) => checkOptions(circuitBreakerOptions, i, p), options, this.o, ['strategy', 'windowMs', 'buckets']);
     this.o = { ...o, clock: this.o.clock };
     this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
   }
@@ -274,5 +274,5 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
  * ```
  */
 export function circuitBreaker(options: CircuitBreakerOptions): CircuitBreakerPolicy {
-  return new CircuitBreakerPolicy(parseOptions(CircuitBreakerOptionsSchema, options, 'circuitBreaker'));
+  return new CircuitBreakerPolicy(checkOptions(circuitBreakerOptions, options, 'circuitBreaker'));
 }

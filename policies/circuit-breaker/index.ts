@@ -1,14 +1,18 @@
 import { CircuitBreakerPolicy } from './circuit-breaker.js';
 export { circuitBreaker, CircuitBreakerPolicy } from './circuit-breaker.js';
-export {
-  CircuitBreakerOptionsSchema,
-  CircuitBreakerVariants,
-  CircuitBreakerSnapshotSchema,
-  type CircuitBreakerSnapshot,
-  type CircuitBreakerOptions,
-  type CircuitBreakerStats,
-  type CircuitBreakerStrategy,
-  type ResolvedCircuitBreakerOptions,
+export type {
+  CircuitBreakerSnapshot,
+  CircuitBreakerOptions,
+  CircuitBreakerCommonOptions,
+  SlowCallRatioOptions,
+  ErrorRatioOptions,
+  ErrorCountOptions,
+  ConsecutiveFailuresOptions,
+  DynamicThresholdOptions,
+  CustomStrategyOptions,
+  CircuitBreakerStats,
+  CircuitBreakerStrategy,
+  ResolvedCircuitBreakerOptions,
 } from './options.js';
 export { meets, dynamicThreshold, RATIO_TOLERANCE } from './trips.js';
 

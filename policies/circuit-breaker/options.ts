@@ -1,6 +1,29 @@
-import { z } from 'zod';
-import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/options.js';
-import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/options.js';
+import type { Clock } from '../../lib/clock.js';
+import {
+  atLeast,
+  atMost,
+  above,
+  bool,
+  clock,
+  discriminated,
+  fn,
+  integer,
+  intAtLeast,
+  name,
+  nonNegativeMs,
+  nullable,
+  number,
+  numberAtLeast,
+  object,
+  oneOf,
+  optional,
+  positiveMs,
+  refined,
+  withDefault,
+  type RuleOutput,
+} from '../../lib/options.js';
+import type { WindowSnapshot } from '../../lib/window.js';
+import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
 
 /** What {@link CircuitBreakerPolicy.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */
 export interface CircuitBreakerStats {
@@ -21,174 +44,236 @@ export interface CircuitBreakerStats {
  * plain JSON (clock times are the clock's epoch ms). Calls in flight are not
  * part of it: their permits belong to the breaker that admitted them.
  */
-export const CircuitBreakerSnapshotSchema = z
-  .object({
-    /** Which family made it. */
-    kind: z.literal('circuit'),
-    state: z.enum(['closed', 'open', 'half-open'], { message: "expected 'closed', 'open' or 'half-open'" }),
-    /** Forced open by `isolate()`; a restored breaker stays open until `reset()`. */
-    isolated: z.boolean({ message: 'expected a boolean' }),
-    /** Clock time from which an open breaker admits a probe; `null` only when isolated. */
-    retryAt: z.number({ message: 'expected a finite clock time or null' }).nullable(),
-    /** When the current half-open wait began. */
-    halfOpenSince: z.number({ message: 'expected a finite clock time' }),
-    probeSuccesses: intSchema(0),
-    consecutiveFailures: intSchema(0),
-    consecutiveSuccesses: intSchema(0),
-    /** Outcomes of the last (up to 3) probes, newest in bit 0 (dynamicThreshold). */
-    probeBits: intSchema(0).max(7, { message: 'expected an integer in [0, 7]' }),
-    probeCount: intSchema(0).max(3, { message: 'expected an integer in [0, 3]' }),
-    /** The statistics window. */
-    window: windowSnapshotSchema,
-  })
-  .strict()
-  .superRefine((s, ctx) => {
-    if (s.retryAt === null && !s.isolated) ctx.addIssue({ code: 'custom', path: ['retryAt'], message: 'may be null only when isolated' });
-  });
+export interface CircuitBreakerSnapshot {
+  /** Which family made it. */
+  kind: 'circuit';
+  /** The state the breaker was in. */
+  state: 'closed' | 'open' | 'half-open';
+  /** Forced open by `isolate()`; a restored breaker stays open until `reset()`. */
+  isolated: boolean;
+  /** Clock time from which an open breaker admits a probe; `null` only when isolated. */
+  retryAt: number | null;
+  /** When the current half-open wait began. */
+  halfOpenSince: number;
+  /** Probes that succeeded in the current half-open period. */
+  probeSuccesses: number;
+  /** Failures in a row. */
+  consecutiveFailures: number;
+  /** Successes in a row. */
+  consecutiveSuccesses: number;
+  /** Outcomes of the last (up to 3) probes, newest in bit 0 (dynamicThreshold). */
+  probeBits: number;
+  /** How many of `probeBits` are set by probes. */
+  probeCount: number;
+  /** The statistics window. */
+  window: WindowSnapshot;
+}
 
-/** {@link CircuitBreakerSnapshotSchema}'s type. */
-export type CircuitBreakerSnapshot = z.output<typeof CircuitBreakerSnapshotSchema>;
+/** The rules of {@link CircuitBreakerSnapshot}. */
+export const circuitBreakerSnapshot = object(
+  {
+    kind: oneOf(['circuit']),
+    state: oneOf(['closed', 'open', 'half-open'], "expected 'closed', 'open' or 'half-open'"),
+    isolated: bool('expected a boolean'),
+    retryAt: nullable(number('expected a finite clock time or null')),
+    halfOpenSince: number('expected a finite clock time'),
+    probeSuccesses: intAtLeast(0),
+    consecutiveFailures: intAtLeast(0),
+    consecutiveSuccesses: intAtLeast(0),
+    probeBits: integer('expected an integer >= 0', atLeast(0, 'expected an integer >= 0'), atMost(7, 'expected an integer in [0, 7]')),
+    probeCount: integer('expected an integer >= 0', atLeast(0, 'expected an integer >= 0'), atMost(3, 'expected an integer in [0, 3]')),
+    window: windowSnapshotRule,
+  },
+  (s, add) => {
+    if (s.retryAt === null && !s.isolated) add('may be null only when isolated', ['retryAt']);
+  },
+);
 
-const common = {
+/** The options every {@link circuitBreaker} strategy shares. */
+export interface CircuitBreakerCommonOptions {
   /**
    * Calls the window must hold before the strategy is evaluated (Sentinel `MinRequestAmount`); not used by `consecutiveFailures`.
    * @defaultValue 20
    */
-  minRequests: intSchema(0).default(20),
+  minRequests?: number | undefined;
   /**
    * Length of the statistics window (Sentinel `StatIntervalMs`).
    * @defaultValue 10_000
    */
-  windowMs: positiveMs.default(10_000),
+  windowMs?: number | undefined;
   /**
    * Buckets in the window (Sentinel `StatSlidingWindowBucketCount`); must divide `windowMs`.
    * @defaultValue 10
    */
-  buckets: intSchema(1).default(10),
+  buckets?: number | undefined;
   /**
    * How long the breaker stays open before a probe (Sentinel `RetryTimeoutMs`, gobreaker `Timeout`).
    * @defaultValue 5_000
    */
-  openMs: positiveMs.default(5_000),
+  openMs?: number | undefined;
   /**
    * Probes in flight at once in half-open, and successes needed to close (Sentinel `ProbeNum`, resilience4j `permittedNumberOfCallsInHalfOpenState`).
    * @defaultValue 1
    */
-  probes: intSchema(1).default(1),
+  probes?: number | undefined;
   /**
    * Longest half-open may last before the next allow() or settle reopens it (resilience4j `maxWaitDurationInHalfOpenState`).
    * @defaultValue 60_000
    */
-  maxHalfOpenMs: positiveMs.default(60_000),
-  /** Which thrown values count as failures; a throw inside it counts as a failure. @defaultValue every thrown value */
-  handle: handleSchema.optional(),
-  /** Which results count as failures. @defaultValue none */
-  handleResult: handleResultSchema.optional(),
+  maxHalfOpenMs?: number | undefined;
+  /**
+   * Which thrown values count as failures; a throw inside it counts as a failure.
+   * @defaultValue every thrown value
+   */
+  handle?: ((error: unknown) => boolean) | undefined;
+  /**
+   * Which results count as failures.
+   * @defaultValue none
+   */
+  handleResult?: ((result: unknown) => boolean) | undefined;
   /**
    * State to start from: a {@link CircuitBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
    * @defaultValue a fresh, closed breaker
    */
-  initialState: CircuitBreakerSnapshotSchema.optional(),
-  /** @defaultValue `'circuitBreaker'` */
-  name: nameSchema.default('circuitBreaker'),
-  /** @defaultValue the system clock */
-  clock: clockSchema.optional(),
-};
+  initialState?: CircuitBreakerSnapshot | undefined;
+  /**
+   * The breaker's name in events, errors and metrics.
+   * @defaultValue `'circuitBreaker'`
+   */
+  name?: string | undefined;
+  /**
+   * The clock the breaker runs on.
+   * @defaultValue the system clock
+   */
+  clock?: Clock | undefined;
+}
 
 /** Trips when slow calls / calls `>= threshold` (Sentinel `SlowRequestRatio`). */
-const SlowCallRatio = z
-  .object({
-    strategy: z.literal('slowCallRatio'),
-    /** Share of slow calls that trips the breaker, in [0, 1]. @defaultValue 0.5 */
-    threshold: ratioSchema.default(0.5),
-    /** A call is slow when it takes strictly longer (Sentinel `MaxAllowedRtMs`). @defaultValue 1_000 */
-    slowCallMs: nonNegativeMs.default(1_000),
-    ...common,
-  })
-  .strict();
+export interface SlowCallRatioOptions extends CircuitBreakerCommonOptions {
+  /** The strategy. */
+  strategy: 'slowCallRatio';
+  /**
+   * Share of slow calls that trips the breaker, in [0, 1].
+   * @defaultValue 0.5
+   */
+  threshold?: number | undefined;
+  /**
+   * A call is slow when it takes strictly longer (Sentinel `MaxAllowedRtMs`).
+   * @defaultValue 1_000
+   */
+  slowCallMs?: number | undefined;
+}
 
 /** Trips when failures / calls `>= threshold` (Sentinel `ErrorRatio`). */
-const ErrorRatio = z
-  .object({
-    strategy: z.literal('errorRatio'),
-    /** Share of failures that trips the breaker, in [0, 1]. @defaultValue 0.5 */
-    threshold: ratioSchema.default(0.5),
-    ...common,
-  })
-  .strict();
+export interface ErrorRatioOptions extends CircuitBreakerCommonOptions {
+  /** The strategy. */
+  strategy: 'errorRatio';
+  /**
+   * Share of failures that trips the breaker, in [0, 1].
+   * @defaultValue 0.5
+   */
+  threshold?: number | undefined;
+}
 
 /** Trips when failures in the window `>= threshold` (Sentinel `ErrorCount`). */
-const ErrorCount = z
-  .object({
-    strategy: z.literal('errorCount'),
-    /** Failures in the window that trip the breaker. @defaultValue 5 */
-    threshold: intSchema(0).default(5),
-    ...common,
-  })
-  .strict();
+export interface ErrorCountOptions extends CircuitBreakerCommonOptions {
+  /** The strategy. */
+  strategy: 'errorCount';
+  /**
+   * Failures in the window that trip the breaker.
+   * @defaultValue 5
+   */
+  threshold?: number | undefined;
+}
 
-/** Trips on the `threshold`-th failure in a row (gobreaker `ConsecutiveFailures`; seed 002 "连续5次失败"). */
-const ConsecutiveFailures = z
-  .object({
-    strategy: z.literal('consecutiveFailures'),
-    /** Failures in a row that trip the breaker. @defaultValue 5 */
-    threshold: intSchema(0).default(5),
-    ...common,
-  })
-  .strict();
+/** Trips on the `threshold`-th failure in a row (gobreaker `ConsecutiveFailures`). */
+export interface ConsecutiveFailuresOptions extends CircuitBreakerCommonOptions {
+  /** The strategy. */
+  strategy: 'consecutiveFailures';
+  /**
+   * Failures in a row that trip the breaker.
+   * @defaultValue 5
+   */
+  threshold?: number | undefined;
+}
 
-const weight = (d: number) =>
-  finite('expected a finite number >= 0').min(0, { message: 'expected a finite number >= 0' })
-    .default(d);
-
-/** Seed 002 §2.2: trips when the error rate exceeds a threshold made of load, error rate and probe success. */
-const DynamicThreshold = z
-  .object({
-    strategy: z.literal('dynamicThreshold'),
-    /** Weights of the threshold's three terms. @defaultValue `{ rps: 0.3, errorRate: 0.5, probe: 0.2 }` */
-    weights: z
-      .object({ rps: weight(0.3), errorRate: weight(0.5), probe: weight(0.2) })
-      .strict()
-      .default({ rps: 0.3, errorRate: 0.5, probe: 0.2 }),
-    /** Calls per second at which the load term saturates (seed `BASE_RPS`). @defaultValue 100 */
-    baseRps: finite('expected a finite number > 0').positive({ message: 'expected a finite number > 0' })
-      .default(100),
-    ...common,
-  })
-  .strict();
+/** Trips when the error rate exceeds a threshold made of load, error rate and probe success (docs/breakers.md). */
+export interface DynamicThresholdOptions extends CircuitBreakerCommonOptions {
+  /** The strategy. */
+  strategy: 'dynamicThreshold';
+  /**
+   * Weights of the threshold's three terms.
+   * @defaultValue `{ rps: 0.3, errorRate: 0.5, probe: 0.2 }`
+   */
+  weights?: { rps?: number | undefined; errorRate?: number | undefined; probe?: number | undefined } | undefined;
+  /**
+   * Calls per second at which the load term saturates.
+   * @defaultValue 100
+   */
+  baseRps?: number | undefined;
+}
 
 /** Trips when `readyToTrip(stats)` returns true (gobreaker `ReadyToTrip`). */
-const Custom = z
-  .object({
-    strategy: z.literal('custom'),
-    /** Called after each counted completion in closed state (once `minRequests` is met); true trips. */
-    readyToTrip: fnSchema<(stats: CircuitBreakerStats) => boolean>(),
-    ...common,
-  })
-  .strict();
-
-/** The options of each strategy, before the cross-field rule (buckets divide windowMs). */
-export const CircuitBreakerVariants = { SlowCallRatio, ErrorRatio, ErrorCount, ConsecutiveFailures, DynamicThreshold, Custom } as const;
-
-/** Options of {@link circuitBreaker}: a discriminated union on `strategy`. */
-export const CircuitBreakerOptionsSchema = z
-  .discriminatedUnion('strategy', [SlowCallRatio, ErrorRatio, ErrorCount, ConsecutiveFailures, DynamicThreshold, Custom])
-  .superRefine((o, ctx) => {
-    checkBuckets(o, ctx);
-    checkSnapshotGrid(o, ctx);
-  });
+export interface CustomStrategyOptions extends CircuitBreakerCommonOptions {
+  /** The strategy. */
+  strategy: 'custom';
+  /** Called after each counted completion in closed state (once `minRequests` is met); true trips. */
+  readyToTrip: (stats: CircuitBreakerStats) => boolean;
+}
 
 /**
- * Options of {@link circuitBreaker}, written flat.
+ * Options of {@link circuitBreaker}, one shape per `strategy`.
  * @example
  * ```ts
  * circuitBreaker({ strategy: 'errorRatio', threshold: 0.5, minRequests: 20, openMs: 5_000 });
  * ```
  */
-export type CircuitBreakerOptions = z.input<typeof CircuitBreakerOptionsSchema>;
+export type CircuitBreakerOptions =
+  | SlowCallRatioOptions
+  | ErrorRatioOptions
+  | ErrorCountOptions
+  | ConsecutiveFailuresOptions
+  | DynamicThresholdOptions
+  | CustomStrategyOptions;
+
+const common = {
+  minRequests: withDefault(intAtLeast(0), 20),
+  windowMs: withDefault(positiveMs, 10_000),
+  buckets: withDefault(intAtLeast(1), 10),
+  openMs: withDefault(positiveMs, 5_000),
+  probes: withDefault(intAtLeast(1), 1),
+  maxHalfOpenMs: withDefault(positiveMs, 60_000),
+  handle: optional(handleRule),
+  handleResult: optional(handleResultRule),
+  initialState: optional(circuitBreakerSnapshot),
+  name: withDefault(name, 'circuitBreaker'),
+  clock: optional(clock),
+};
+
+const weight = (d: number) => withDefault(numberAtLeast(0), d);
+
+/** The rules of {@link CircuitBreakerOptions} (`CircuitBreakerOptionsSchema` in `breakwater/config` says the same). */
+export const circuitBreakerOptions = refined(
+  discriminated('strategy', {
+    slowCallRatio: object({ strategy: oneOf(['slowCallRatio']), threshold: withDefault(ratioRule, 0.5), slowCallMs: withDefault(nonNegativeMs, 1_000), ...common }),
+    errorRatio: object({ strategy: oneOf(['errorRatio']), threshold: withDefault(ratioRule, 0.5), ...common }),
+    errorCount: object({ strategy: oneOf(['errorCount']), threshold: withDefault(intAtLeast(0), 5), ...common }),
+    consecutiveFailures: object({ strategy: oneOf(['consecutiveFailures']), threshold: withDefault(intAtLeast(0), 5), ...common }),
+    dynamicThreshold: object({
+      strategy: oneOf(['dynamicThreshold']),
+      weights: withDefault(object({ rps: weight(0.3), errorRate: weight(0.5), probe: weight(0.2) }), { rps: 0.3, errorRate: 0.5, probe: 0.2 }),
+      baseRps: withDefault(number('expected a finite number > 0', above(0, 'expected a finite number > 0')), 100),
+      ...common,
+    }),
+    custom: object({ strategy: oneOf(['custom']), readyToTrip: fn<(stats: CircuitBreakerStats) => boolean>(), ...common }),
+  }),
+  (o, add) => {
+    for (const p of [...bucketProblems(o), ...snapshotGridProblems(o)]) add(p.message, p.path);
+  },
+);
 
 /** {@link CircuitBreakerOptions} with defaults applied. */
-export type ResolvedCircuitBreakerOptions = z.output<typeof CircuitBreakerOptionsSchema>;
+export type ResolvedCircuitBreakerOptions = RuleOutput<typeof circuitBreakerOptions>;
 
 /** The strategies' names. */
 export type CircuitBreakerStrategy = CircuitBreakerOptions['strategy'];

@@ -1,25 +1,58 @@
 import { isObservable, type Observable, type Subscription } from 'rxjs';
-import { z } from 'zod';
-import { parseOptions, ratio } from '../../lib/options.js';
+import { checkOptions, numberAtLeast, object, ratio, withDefault } from '../../lib/options.js';
 import { DEGRADE_THRESHOLDS, degradeDecision, type DegradeDecision, type DegradeSignals, type DegradeThresholds } from '../../lib/sla.js';
 
-const unit = ratio;
-const rate = z.number({ message: 'expected a finite number >= 0' }).nonnegative({ message: 'expected a finite number >= 0' });
+/**
+ * Thresholds of {@link decisionTree}; every one optional.
+ * @example
+ * ```ts
+ * decisionTree({ qpsHigh: 8_000, cpuHigh: 0.8 });
+ * ```
+ */
+export interface DecisionTreeOptions {
+  /**
+   * Requests per second above which the service counts as under high load.
+   * @defaultValue 5000
+   */
+  qpsHigh?: number | undefined;
+  /**
+   * Requests per second above which the service counts as under medium load (at most `qpsHigh`).
+   * @defaultValue 2000
+   */
+  qpsMid?: number | undefined;
+  /**
+   * CPU utilisation (0–1) counted as high.
+   * @defaultValue 0.85
+   */
+  cpuHigh?: number | undefined;
+  /**
+   * CPU utilisation (0–1) counted as critical.
+   * @defaultValue 0.92
+   */
+  cpuCritical?: number | undefined;
+  /**
+   * Health (0–1) below which a dependency counts as unhealthy.
+   * @defaultValue 0.9
+   */
+  healthyMin?: number | undefined;
+}
 
-/** The zod schema of the decision tree's thresholds. */
-export const DecisionTreeOptionsSchema = z
-  .object({
-    /** @defaultValue 5000 */ qpsHigh: rate.default(DEGRADE_THRESHOLDS.qpsHigh),
-    /** @defaultValue 2000 */ qpsMid: rate.default(DEGRADE_THRESHOLDS.qpsMid),
-    /** @defaultValue 0.85 */ cpuHigh: unit.default(DEGRADE_THRESHOLDS.cpuHigh),
-    /** @defaultValue 0.92 */ cpuCritical: unit.default(DEGRADE_THRESHOLDS.cpuCritical),
-    /** @defaultValue 0.9 */ healthyMin: unit.default(DEGRADE_THRESHOLDS.healthyMin),
-  })
-  .strict()
-  .refine((t) => t.qpsHigh >= t.qpsMid, { message: 'qpsHigh must be >= qpsMid', path: ['qpsHigh'] });
+const rate = numberAtLeast(0);
 
-/** Thresholds of {@link decisionTree}; every one optional. */
-export type DecisionTreeOptions = z.input<typeof DecisionTreeOptionsSchema>;
+/** The rules of {@link DecisionTreeOptions} (`DecisionTreeOptionsSchema` in `breakwater/config` says the same). */
+export const decisionTreeOptions = object(
+  {
+    qpsHigh: withDefault(rate, DEGRADE_THRESHOLDS.qpsHigh),
+    qpsMid: withDefault(rate, DEGRADE_THRESHOLDS.qpsMid),
+    cpuHigh: withDefault(ratio, DEGRADE_THRESHOLDS.cpuHigh),
+    cpuCritical: withDefault(ratio, DEGRADE_THRESHOLDS.cpuCritical),
+    healthyMin: withDefault(ratio, DEGRADE_THRESHOLDS.healthyMin),
+  },
+  (t, add) => {
+    if (!(t.qpsHigh >= t.qpsMid)) add('qpsHigh must be >= qpsMid', ['qpsHigh']);
+  },
+);
+
 
 /**
  * The degradation decision tree as a live object: `decide(signals)` answers
@@ -36,7 +69,7 @@ export class DecisionTree {
       this.current = DEGRADE_THRESHOLDS;
       this.sub = (thresholds as Observable<DecisionTreeOptions>).subscribe((t) => this.setThresholds(t));
     } else {
-      this.current = parseOptions(DecisionTreeOptionsSchema, thresholds, 'decisionTree');
+      this.current = checkOptions(decisionTreeOptions, thresholds, 'decisionTree');
     }
   }
 
@@ -47,7 +80,7 @@ export class DecisionTree {
 
   /** Replaces the thresholds; invalid ones throw a `ConfigError` and change nothing. */
   setThresholds(thresholds: DecisionTreeOptions): void {
-    this.current = parseOptions(DecisionTreeOptionsSchema, thresholds, 'decisionTree');
+    this.current = checkOptions(decisionTreeOptions, thresholds, 'decisionTree');
   }
 
   /** Decides for the given signals. */

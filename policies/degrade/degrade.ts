@@ -1,11 +1,11 @@
 import { PolicyBase } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { runNext } from '../../lib/context.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
-import { DegradeOptionsSchema, type DegradeHandler, type DegradeInfo, type DegradeOptions, type DegradePredicate } from './options.js';
+import { degradeOptions, type DegradeHandler, type DegradeInfo, type DegradeOptions, type DegradePredicate } from './options.js';
 import { processCpu, RollingCounter, toSignal, type Signal } from '../../lib/signals.js';
 
 /**
@@ -29,7 +29,7 @@ export class DegradePolicy<T> extends PolicyBase<T> {
   private readonly health: Signal;
 
   constructor(options: DegradeOptions<T>) {
-    const o = parseOptions(DegradeOptionsSchema, options, 'degrade');
+    const o = checkOptions(degradeOptions, options, 'degrade');
     super(o.name, o.clock ?? systemClock);
     this.when = o.when;
     this.to = o.to as DegradeHandler<T>;

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { clockSchema, intAtLeast, nameSchema, positiveMs } from '../../lib/options.js';
+import type { Clock } from '../../lib/clock.js';
+import { clock, custom, fn, name, object, optional, positiveMs, record, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
@@ -18,32 +18,6 @@ export type DegradeHandler<F> = (info: DegradeInfo, ctx: ExecutionContext) => F 
 /** A predicate over the current signal values: `true` degrades. */
 export type DegradePredicate = (signals: Readonly<Record<string, number>>) => boolean;
 
-/** The zod schema of {@link degrade}'s options. */
-export const DegradeOptionsSchema = z
-  .object({
-    /** The decision: `decisionTree(...)` or a predicate over the signals. */
-    when: z.custom<DecisionTree | DegradePredicate>((v) => v instanceof DecisionTree || typeof v === 'function', {
-      message: 'expected decisionTree(...) or a predicate (signals) => boolean',
-    }),
-    /**
-     * Signal sources by name. `qps` defaults to this policy's own request rate, `cpu` to `processCpu()`,
-     * `health` to 1; add any others a predicate reads.
-     * @defaultValue `{}`
-     */
-    signals: z
-      .record(z.string(), z.custom<SignalSource>(isSignalSource, { message: 'expected a number, a function, { value() } or an Observable<number>' }))
-      .default({}),
-    /** Answers degraded calls. */
-    to: z.custom<DegradeHandler<unknown>>((v) => typeof v === 'function', { message: 'expected a handler function (info, ctx) => value' }),
-    /** Window of the own request-rate signal. @defaultValue 10_000 */
-    rateWindowMs: positiveMs.default(10_000),
-    /** @defaultValue `'degrade'` */
-    name: nameSchema.default('degrade'),
-    /** @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict();
-
 /**
  * Options of {@link degrade}; `to`'s answer type becomes the policy's `T`.
  * @example
@@ -51,4 +25,40 @@ export const DegradeOptionsSchema = z
  * degrade({ when: decisionTree(), signals: { health: healthOf(breaker, { clock }) }, to: () => CACHED });
  * ```
  */
-export type DegradeOptions<F> = Omit<z.input<typeof DegradeOptionsSchema>, 'to'> & { to: DegradeHandler<F> };
+export interface DegradeOptions<F> {
+  /** The decision: `decisionTree(...)` or a predicate over the signals. */
+  when: DecisionTree | DegradePredicate;
+  /**
+   * Signal sources by name. `qps` defaults to this policy's own request rate, `cpu` to `processCpu()`,
+   * `health` to 1; add any others a predicate reads.
+   * @defaultValue `{}`
+   */
+  signals?: Record<string, SignalSource> | undefined;
+  /** Answers degraded calls. */
+  to: DegradeHandler<F>;
+  /**
+   * Window of the own request-rate signal.
+   * @defaultValue 10_000
+   */
+  rateWindowMs?: number | undefined;
+  /**
+   * The policy's name in events and metrics.
+   * @defaultValue `'degrade'`
+   */
+  name?: string | undefined;
+  /**
+   * The clock of the rate window and of the durations in events.
+   * @defaultValue the system clock
+   */
+  clock?: Clock | undefined;
+}
+
+/** The rules of {@link DegradeOptions} (`DegradeOptionsSchema` in `breakwater/config` says the same). */
+export const degradeOptions = object({
+  when: custom<DecisionTree | DegradePredicate>((v) => v instanceof DecisionTree || typeof v === 'function', 'expected decisionTree(...) or a predicate (signals) => boolean'),
+  signals: withDefault(record(custom<SignalSource>(isSignalSource, 'expected a number, a function, { value() } or an Observable<number>')), {}),
+  to: fn<DegradeHandler<unknown>>('expected a handler function (info, ctx) => value'),
+  rateWindowMs: withDefault(positiveMs, 10_000),
+  name: withDefault(name, 'degrade'),
+  clock: optional(clock),
+});

@@ -4,10 +4,10 @@ import { cancelledByCaller, runNext } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { OutcomeResult, PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions, toConfigIssues } from '../../lib/options.js';
+import { checkOptions, Findings } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
-import { FallbackOptionsSchema, HandlerSchema, type FallbackHandler, type FallbackOptions } from './options.js';
+import { fallbackOptions, handlerRule, type FallbackHandler, type FallbackOptions } from './options.js';
 
 /**
  * Answers a failed call from one or more handlers, tried in order. When
@@ -37,7 +37,7 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
     /** The factory, for option errors. */
     factory: 'fallback' | 'fallbackChain' = 'fallback',
   ) {
-    const o = parseOptions(FallbackOptionsSchema, options, factory);
+    const o = checkOptions(fallbackOptions, options, factory);
     super(o.name ?? (handlers.length === 1 ? 'fallback' : 'fallbackChain'), o.clock);
     this.handle = o.handle;
     this.handleResult = o.handleResult;
@@ -124,8 +124,9 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
 function checkHandlers(handlers: readonly unknown[], policy: string): void {
   if (handlers.length === 0) throw new ConfigError(policy, [{ path: '', message: 'expected at least one handler' }]);
   handlers.forEach((h, i) => {
-    const r = HandlerSchema.safeParse(h);
-    if (!r.success) throw new ConfigError(policy, toConfigIssues(r.error, [i]));
+    const found = new Findings();
+    handlerRule(h, [i], found);
+    if (found.list.length > 0) throw new ConfigError(policy, found.issues());
   });
 }
 

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { clockSchema, nameSchema } from '../../lib/options.js';
+import type { Clock } from '../../lib/clock.js';
+import { clock, fn, name, object, optional, predicate } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /**
@@ -8,29 +8,6 @@ import type { ExecutionContext } from '../../lib/policy.js';
  */
 export type FallbackHandler<F> = (error: unknown, ctx: ExecutionContext) => F | PromiseLike<F>;
 
-/** Options of {@link fallback}. */
-export const FallbackOptionsSchema = z
-  .object({
-    /**
-     * Which thrown values the fallback answers; a throw inside `handle` counts as yes.
-     * @defaultValue every thrown value (but never the caller's own cancellation)
-     */
-    handle: z.custom<(error: unknown) => boolean>((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
-    /**
-     * Which results count as failures to answer (e.g. an HTTP 503 response).
-     * @defaultValue none
-     */
-    handleResult: z.custom<(result: unknown) => boolean>((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
-    /** @defaultValue `'fallback'` (`'fallbackChain'` for chains) */
-    name: nameSchema.optional(),
-    /**
-     * The clock of `execute`'s root context (its `timeout` and `deadline`) and of the durations in events.
-     * @defaultValue the pipeline's clock inside a pipeline, else the system clock
-     */
-    clock: clockSchema.optional(),
-  })
-  .strict();
-
 /**
  * Options of {@link fallback}.
  * @example
@@ -38,9 +15,36 @@ export const FallbackOptionsSchema = z
  * fallback(() => cached, { handle: (e) => isBrokenCircuitError(e) });
  * ```
  */
-export type FallbackOptions = z.input<typeof FallbackOptionsSchema>;
+export interface FallbackOptions {
+  /**
+   * Which thrown values the fallback answers; a throw inside `handle` counts as yes.
+   * @defaultValue every thrown value (but never the caller's own cancellation)
+   */
+  handle?: ((error: unknown) => boolean) | undefined;
+  /**
+   * Which results count as failures to answer (e.g. an HTTP 503 response).
+   * @defaultValue none
+   */
+  handleResult?: ((result: unknown) => boolean) | undefined;
+  /**
+   * The policy's name in events and metrics.
+   * @defaultValue `'fallback'` (`'fallbackChain'` for chains)
+   */
+  name?: string | undefined;
+  /**
+   * The clock of `execute`'s root context (its `timeout` and `deadline`) and of the durations in events.
+   * @defaultValue the pipeline's clock inside a pipeline, else the system clock
+   */
+  clock?: Clock | undefined;
+}
+
+/** The rules of {@link FallbackOptions} (`FallbackOptionsSchema` in `breakwater/config` says the same). */
+export const fallbackOptions = object({
+  handle: optional(predicate),
+  handleResult: optional(predicate),
+  name: optional(name),
+  clock: optional(clock),
+});
 
 /** A handler given where a function was expected is a `ConfigError`; this checks it. */
-export const HandlerSchema = z.custom<FallbackHandler<unknown>>((v) => typeof v === 'function', {
-  message: 'expected a fallback handler function (error, ctx) => value',
-});
+export const handlerRule = fn<FallbackHandler<unknown>>('expected a fallback handler function (error, ctx) => value');

@@ -1,10 +1,10 @@
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { deadlineTimerOf, systemClock } from '../../lib/clock.js';
 import { toContext, type Scope } from '../../lib/context.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
-import { HedgeOptionsSchema, type HedgeDelay, type HedgeOptions } from './options.js';
+import { hedgeOptions, type HedgeDelay, type HedgeOptions } from './options.js';
 import { HedgeRun, type HedgeOwner } from './run.js';
 
 /**
@@ -33,7 +33,7 @@ export class HedgePolicy extends PolicyBase {
   private readonly runs: HedgeOwner;
 
   constructor(options: HedgeOptions = {}) {
-    const o = parseOptions(HedgeOptionsSchema, options, 'hedge');
+    const o = checkOptions(hedgeOptions, options, 'hedge');
     super(o.name, o.clock ?? systemClock);
     this.maxHedged = o.maxHedged;
     this.delayMs = o.delayMs ?? 2_000;

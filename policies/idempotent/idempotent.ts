@@ -3,14 +3,14 @@ import { systemClock } from '../../lib/clock.js';
 import { runNext, toContext, type Scope } from '../../lib/context.js';
 import { ConfigError, IdempotencyInProgressError, IdempotencyKeyMissingError, IdempotencyResultNotStorableError } from '../../lib/errors.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { settledOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { sleep } from '../../lib/sleep.js';
 import { encodeChecked, jsonIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { Flight, type FlightOwner } from './flight.js';
 import { memoryStore } from './memory-store.js';
-import { IdempotentOptionsSchema, type IdempotentOptions } from './options.js';
+import { idempotentOptions, type IdempotentOptions } from './options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
 import { LeaseRenewer } from './renewer.js';
 import { boundedStoreCall } from '../../lib/store-call.js';
@@ -209,7 +209,7 @@ export class IdempotentPolicy extends PolicyBase {
 function noop(): void {}
 
 function parseIdempotentOptions(options: IdempotentOptions) {
-  return parseOptions(IdempotentOptionsSchema, options, 'idempotent');
+  return checkOptions(idempotentOptions, options, 'idempotent');
 }
 
 /**

@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { clockSchema, parseOptions } from '../../lib/options.js';
+import { checkOptions, clock, object, optional } from '../../lib/options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
 
 interface MemoryRecord {
@@ -87,14 +86,6 @@ export class MemoryStore implements IdempotencyStore {
   }
 }
 
-/** Options of {@link memoryStore}. */
-export const MemoryStoreOptionsSchema = z
-  .object({
-    /** Clock of leases and TTLs. @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict();
-
 /**
  * Options of {@link memoryStore}.
  * @example
@@ -102,7 +93,16 @@ export const MemoryStoreOptionsSchema = z
  * memoryStore({ clock: new TestClock() });
  * ```
  */
-export type MemoryStoreOptions = z.input<typeof MemoryStoreOptionsSchema>;
+export interface MemoryStoreOptions {
+  /**
+   * Clock of leases and TTLs.
+   * @defaultValue the system clock
+   */
+  clock?: Clock | undefined;
+}
+
+/** The rules of {@link MemoryStoreOptions} (`MemoryStoreOptionsSchema` in `breakwater/config` says the same). */
+export const memoryStoreOptions = object({ clock: optional(clock) });
 
 /**
  * Makes a {@link MemoryStore}, the default store of `idempotent`.
@@ -114,6 +114,6 @@ export type MemoryStoreOptions = z.input<typeof MemoryStoreOptionsSchema>;
  * ```
  */
 export function memoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  const o = parseOptions(MemoryStoreOptionsSchema, options, 'memoryStore');
+  const o = checkOptions(memoryStoreOptions, options, 'memoryStore');
   return new MemoryStore(o.clock ?? systemClock);
 }

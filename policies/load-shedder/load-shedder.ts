@@ -2,10 +2,10 @@ import { PolicyBase } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { cancelledByCaller, runNext } from '../../lib/context.js';
 import { OverloadedError } from '../../lib/errors.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
-import { LoadShedderOptionsSchema, type LoadShedderOptions } from './options.js';
+import { loadShedderOptions, type LoadShedderOptions } from './options.js';
 import { processCpu, toSignal, type Signal } from '../../lib/signals.js';
 
 const FLYING_BETA = 0.9; // go-zero: moving average of calls in flight
@@ -73,7 +73,7 @@ export class LoadShedderPolicy extends PolicyBase {
   private readonly core: ShedderCore = { settle: (start, passed) => this.settle(start, passed) };
 
   constructor(options: LoadShedderOptions = {}) {
-    const o = parseOptions(LoadShedderOptionsSchema, options, 'loadShedder');
+    const o = checkOptions(loadShedderOptions, options, 'loadShedder');
     super(o.name, o.clock ?? systemClock);
     this.cpu = o.cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(o.cpu);
     this.threshold = o.cpuThreshold;

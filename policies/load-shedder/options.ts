@@ -1,26 +1,61 @@
-import { z } from 'zod';
-import { clockSchema, intAtLeast, nameSchema, positiveMs } from '../../lib/options.js';
+import type { Clock } from '../../lib/clock.js';
+import { above, below, clock, custom, intAtLeast, name, number, object, optional, positiveMs, withDefault } from '../../lib/options.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
 
-/** The zod schema of {@link loadShedder}'s options. */
-export const LoadShedderOptionsSchema = z
-  .object({
-    /** CPU utilisation (0–1) from which calls may be shed (go-zero: 900‰). @defaultValue 0.9 */
-    cpuThreshold: z.number({ message: 'expected a number in (0, 1)' }).gt(0, { message: 'expected a number in (0, 1)' }).lt(1, { message: 'expected a number in (0, 1)' }).default(0.9),
-    /** CPU source. @defaultValue `processCpu()` */
-    cpu: z.custom<SignalSource>(isSignalSource, { message: 'expected a number, a function, { value() } or an Observable<number>' }).optional(),
-    /** Window of pass counts and response times (go-zero: 5 s). @defaultValue 5_000 */
-    windowMs: positiveMs.default(5_000),
-    /** Buckets of the window (go-zero: 50). @defaultValue 50 */
-    buckets: intAtLeast(2).default(50),
-    /** After a drop, keep checking throughput this long even if CPU cools (go-zero: 1 s). @defaultValue 1_000 */
-    coolOffMs: positiveMs.default(1_000),
-    /** @defaultValue `'loadShedder'` */
-    name: nameSchema.default('loadShedder'),
-    /** @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict();
+/**
+ * Options of {@link loadShedder}.
+ * @example
+ * ```ts
+ * loadShedder({ cpuThreshold: 0.8 });
+ * ```
+ */
+export interface LoadShedderOptions {
+  /**
+   * CPU utilisation (0–1) from which calls may be shed (go-zero: 900‰).
+   * @defaultValue 0.9
+   */
+  cpuThreshold?: number | undefined;
+  /**
+   * CPU source.
+   * @defaultValue `processCpu()`
+   */
+  cpu?: SignalSource | undefined;
+  /**
+   * Window of pass counts and response times (go-zero: 5 s).
+   * @defaultValue 5_000
+   */
+  windowMs?: number | undefined;
+  /**
+   * Buckets of the window (go-zero: 50).
+   * @defaultValue 50
+   */
+  buckets?: number | undefined;
+  /**
+   * After a drop, keep checking throughput this long even if CPU cools (go-zero: 1 s).
+   * @defaultValue 1_000
+   */
+  coolOffMs?: number | undefined;
+  /**
+   * The policy's name in events and metrics.
+   * @defaultValue `'loadShedder'`
+   */
+  name?: string | undefined;
+  /**
+   * The clock of the window and of the durations in events.
+   * @defaultValue the system clock
+   */
+  clock?: Clock | undefined;
+}
 
-/** Options of {@link loadShedder}. */
-export type LoadShedderOptions = z.input<typeof LoadShedderOptionsSchema>;
+const OPEN_RATIO = 'expected a number in (0, 1)';
+
+/** The rules of {@link LoadShedderOptions} (`LoadShedderOptionsSchema` in `breakwater/config` says the same). */
+export const loadShedderOptions = object({
+  cpuThreshold: withDefault(number(OPEN_RATIO, above(0, OPEN_RATIO), below(1, OPEN_RATIO)), 0.9),
+  cpu: optional(custom<SignalSource>(isSignalSource, 'expected a number, a function, { value() } or an Observable<number>')),
+  windowMs: withDefault(positiveMs, 5_000),
+  buckets: withDefault(intAtLeast(2), 50),
+  coolOffMs: withDefault(positiveMs, 1_000),
+  name: withDefault(name, 'loadShedder'),
+  clock: optional(clock),
+});

@@ -1,7 +1,7 @@
 export { rateLimiter, RateLimiterPolicy } from './rate-limiter.js';
-export { RateLimiterOptionsSchema, RateAlgorithmConfigSchema, type RateLimiterOptions, type RateAlgorithmConfig } from './options.js';
+export type { RateLimiterOptions, RateAlgorithmConfig, TokenBucketConfig, LeakyBucketConfig, SlidingWindowConfig } from './options.js';
 export { isRateAlgorithm, type RateAlgorithm, type LimiterHost } from './algorithm.js';
-export { tokenBucket, TokenBucket, TokenBucketOptionsSchema, type TokenBucketOptions } from './token-bucket.js';
-export { leakyBucket, LeakyBucket, LeakyBucketOptionsSchema, type LeakyBucketOptions } from './leaky-bucket.js';
-export { slidingWindow, SlidingWindow, SlidingWindowOptionsSchema, type SlidingWindowOptions } from './sliding-window.js';
+export { tokenBucket, TokenBucket, type TokenBucketOptions } from './token-bucket.js';
+export { leakyBucket, LeakyBucket, type LeakyBucketOptions } from './leaky-bucket.js';
+export { slidingWindow, SlidingWindow, type SlidingWindowOptions } from './sliding-window.js';
 export type { LocalFallbackEvent } from './events.js';

@@ -1,24 +1,10 @@
-import { z } from 'zod';
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import { toContext, type AbortListener, type Scope } from '../../lib/context.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions, object, optional } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
 import { nonNegativeInt, perSecond } from './numbers.js';
-
-/** Options of {@link leakyBucket}. */
-export const LeakyBucketOptionsSchema = z
-  .object({
-    /** Calls released per second, evenly spaced (one every `1000 / rate` ms). */
-    rate: perSecond,
-    /**
-     * Most calls waiting to be released; the rest are refused with `RateLimitedError`.
-     * @defaultValue `max(1, ceil(rate))` (about a second of waiting)
-     */
-    capacity: nonNegativeInt.optional(),
-  })
-  .strict();
 
 /**
  * Options of {@link leakyBucket}.
@@ -27,7 +13,23 @@ export const LeakyBucketOptionsSchema = z
  * leakyBucket({ rate: 10, capacity: 20 });
  * ```
  */
-export type LeakyBucketOptions = z.input<typeof LeakyBucketOptionsSchema>;
+export interface LeakyBucketOptions {
+  /** Calls released per second, evenly spaced (one every `1000 / rate` ms). */
+  rate: number;
+  /**
+   * Most calls waiting to be released; the rest are refused with `RateLimitedError`.
+   * @defaultValue `max(1, ceil(rate))` (about a second of waiting)
+   */
+  capacity?: number | undefined;
+}
+
+/** The rules of {@link LeakyBucketOptions}, key by key. */
+export const leakyBucketShape = { rate: perSecond, capacity: optional(nonNegativeInt) };
+
+/** The rules of {@link LeakyBucketOptions} (`LeakyBucketOptionsSchema` in `breakwater/config` says the same). */
+export const leakyBucketOptions = object(leakyBucketShape);
+
+
 
 class Drop implements QueueNode, AbortListener {
   prev: QueueNode | undefined = undefined;
@@ -79,7 +81,7 @@ export class LeakyBucket implements RateAlgorithm {
   private clock: Clock | undefined = undefined;
 
   constructor(options: LeakyBucketOptions) {
-    const o = parseOptions(LeakyBucketOptionsSchema, options, 'leakyBucket');
+    const o = checkOptions(leakyBucketOptions, options, 'leakyBucket');
     this.rate = o.rate;
     this.capacity = o.capacity ?? Math.max(1, Math.ceil(o.rate));
     this.interval = 1000 / o.rate;

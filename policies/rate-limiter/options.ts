@@ -1,9 +1,9 @@
-import { z } from 'zod';
-import { clockSchema, nameSchema } from '../../lib/options.js';
+import type { Clock } from '../../lib/clock.js';
+import { clock, custom, discriminated, either, name, object, oneOf, optional, withDefault } from '../../lib/options.js';
 import { isRateAlgorithm, type RateAlgorithm } from './algorithm.js';
-import { LeakyBucketOptionsSchema } from './leaky-bucket.js';
-import { SlidingWindowOptionsSchema } from './sliding-window.js';
-import { TokenBucketOptionsSchema } from './token-bucket.js';
+import { leakyBucketShape, type LeakyBucketOptions } from './leaky-bucket.js';
+import { slidingWindowShape, type SlidingWindowOptions } from './sliding-window.js';
+import { tokenBucketShape, type TokenBucketOptions } from './token-bucket.js';
 
 const ALGORITHM_EXPECTED =
   "expected a rate algorithm (tokenBucket(...), leakyBucket(...), slidingWindow(...), redisTokenBucket(...)) or one as data ({ kind: 'tokenBucket' | 'leakyBucket' | 'slidingWindow', ... })";
@@ -11,43 +11,41 @@ const ALGORITHM_EXPECTED =
 /**
  * An algorithm as plain data, for config files: `{ kind: 'tokenBucket', rate, burst }`,
  * `{ kind: 'leakyBucket', rate, capacity }` or `{ kind: 'slidingWindow', limit, windowMs, buckets? }`.
- */
-export const RateAlgorithmConfigSchema = z.discriminatedUnion(
-  'kind',
-  [
-    TokenBucketOptionsSchema.extend({ kind: z.literal('tokenBucket') }).strict(),
-    LeakyBucketOptionsSchema.extend({ kind: z.literal('leakyBucket') }).strict(),
-    SlidingWindowOptionsSchema.extend({ kind: z.literal('slidingWindow') }).strict(),
-  ],
-  { message: ALGORITHM_EXPECTED },
-);
-
-/**
- * An algorithm as plain data.
  * @example
  * ```ts
  * rateLimiter({ algorithm: { kind: 'tokenBucket', rate: 100, burst: 20 } });
  * ```
  */
-export type RateAlgorithmConfig = z.input<typeof RateAlgorithmConfigSchema>;
+export type RateAlgorithmConfig = TokenBucketConfig | LeakyBucketConfig | SlidingWindowConfig;
 
-/** Options of {@link rateLimiter}. */
-export const RateLimiterOptionsSchema = z
-  .object({
-    /**
-     * The algorithm and its limit: `tokenBucket(...)`, `leakyBucket(...)`, `slidingWindow(...)`, `redisTokenBucket(...)`,
-     * or the same as data (`{ kind: 'tokenBucket', rate: 100, burst: 20 }`).
-     */
-    algorithm: z.union([
-      RateAlgorithmConfigSchema,
-      z.custom<RateAlgorithm>(isRateAlgorithm, { message: ALGORITHM_EXPECTED }),
-    ]),
-    /** @defaultValue `'rateLimiter'` */
-    name: nameSchema.default('rateLimiter'),
-    /** @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict();
+/** A {@link tokenBucket} as data. */
+export interface TokenBucketConfig extends TokenBucketOptions {
+  /** Which algorithm. */
+  kind: 'tokenBucket';
+}
+
+/** A {@link leakyBucket} as data. */
+export interface LeakyBucketConfig extends LeakyBucketOptions {
+  /** Which algorithm. */
+  kind: 'leakyBucket';
+}
+
+/** A {@link slidingWindow} as data. */
+export interface SlidingWindowConfig extends SlidingWindowOptions {
+  /** Which algorithm. */
+  kind: 'slidingWindow';
+}
+
+/** The rules of {@link RateAlgorithmConfig} (`RateAlgorithmConfigSchema` in `breakwater/config` says the same). */
+export const rateAlgorithmConfig = discriminated(
+  'kind',
+  {
+    tokenBucket: object({ ...tokenBucketShape, kind: oneOf(['tokenBucket']) }),
+    leakyBucket: object({ ...leakyBucketShape, kind: oneOf(['leakyBucket']) }),
+    slidingWindow: object({ ...slidingWindowShape, kind: oneOf(['slidingWindow']) }),
+  },
+  ALGORITHM_EXPECTED,
+);
 
 /**
  * Options of {@link rateLimiter}.
@@ -56,4 +54,27 @@ export const RateLimiterOptionsSchema = z
  * rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 20 }) });
  * ```
  */
-export type RateLimiterOptions = z.input<typeof RateLimiterOptionsSchema>;
+export interface RateLimiterOptions {
+  /**
+   * The algorithm and its limit: `tokenBucket(...)`, `leakyBucket(...)`, `slidingWindow(...)`, `redisTokenBucket(...)`,
+   * or the same as data (`{ kind: 'tokenBucket', rate: 100, burst: 20 }`).
+   */
+  algorithm: RateAlgorithmConfig | RateAlgorithm;
+  /**
+   * The policy's name in events and metrics.
+   * @defaultValue `'rateLimiter'`
+   */
+  name?: string | undefined;
+  /**
+   * The clock of the limit and of the durations in events.
+   * @defaultValue the system clock
+   */
+  clock?: Clock | undefined;
+}
+
+/** The rules of {@link RateLimiterOptions} (`RateLimiterOptionsSchema` in `breakwater/config` says the same). */
+export const rateLimiterOptions = object({
+  algorithm: either(rateAlgorithmConfig, custom<RateAlgorithm>(isRateAlgorithm, ALGORITHM_EXPECTED)),
+  name: withDefault(name, 'rateLimiter'),
+  clock: optional(clock),
+});

@@ -2,12 +2,12 @@ import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock } from '../../lib/clock.js';
 import { Guard, runNext, toContext, type Context } from '../../lib/context.js';
 import { RateLimitedError } from '../../lib/errors.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
 import { LeakyBucket } from './leaky-bucket.js';
-import { RateLimiterOptionsSchema, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
+import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
 import { SlidingWindow } from './sliding-window.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -31,7 +31,7 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
   readonly algorithm: RateAlgorithm;
 
   constructor(options: RateLimiterOptions) {
-    const o = parseOptions(RateLimiterOptionsSchema, options, 'rateLimiter');
+    const o = checkOptions(rateLimiterOptions, options, 'rateLimiter');
     super(o.name, o.clock ?? systemClock);
     this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
     this.algorithm.attach?.(this);

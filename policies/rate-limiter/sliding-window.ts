@@ -1,32 +1,10 @@
-import { z } from 'zod';
-import { parseOptions, positiveMs } from '../../lib/options.js';
+import { checkOptions, object, positiveMs, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
 import { intInRange } from './numbers.js';
 
 /** The most buckets a window may have: enough precision for any window, and a bound on its memory (80 KiB). */
 export const MAX_BUCKETS = 10_000;
-
-/** Options of {@link slidingWindow}. */
-export const SlidingWindowOptionsSchema = z
-  .object({
-    /** Most calls admitted within any window of `windowMs`; a safe integer >= 1. */
-    limit: intInRange(1, Number.MAX_SAFE_INTEGER),
-    /** Length of the window in milliseconds. */
-    windowMs: positiveMs,
-    /**
-     * How many buckets the window is counted in. A call may be refused up to
-     * one bucket (`windowMs / buckets`) before an exact log would admit it;
-     * memory is 8 bytes per bucket, whatever the limit.
-     * @defaultValue 100
-     * @example
-     * ```ts
-     * slidingWindow({ limit: 100_000_000, windowMs: 86_400_000, buckets: 1_440 }); // a daily quota counted per minute
-     * ```
-     */
-    buckets: intInRange(1, MAX_BUCKETS).default(100),
-  })
-  .strict();
 
 /**
  * Options of {@link slidingWindow}.
@@ -35,7 +13,35 @@ export const SlidingWindowOptionsSchema = z
  * slidingWindow({ limit: 100, windowMs: 1_000 });
  * ```
  */
-export type SlidingWindowOptions = z.input<typeof SlidingWindowOptionsSchema>;
+export interface SlidingWindowOptions {
+  /** Most calls admitted within any window of `windowMs`; a safe integer >= 1. */
+  limit: number;
+  /** Length of the window in milliseconds. */
+  windowMs: number;
+  /**
+   * How many buckets the window is counted in. A call may be refused up to
+   * one bucket (`windowMs / buckets`) before an exact log would admit it;
+   * memory is 8 bytes per bucket, whatever the limit.
+   * @defaultValue 100
+   * @example
+   * ```ts
+   * slidingWindow({ limit: 100_000_000, windowMs: 86_400_000, buckets: 1_440 }); // a daily quota counted per minute
+   * ```
+   */
+  buckets?: number | undefined;
+}
+
+/** The rules of {@link SlidingWindowOptions}, key by key. */
+export const slidingWindowShape = {
+  limit: intInRange(1, Number.MAX_SAFE_INTEGER),
+  windowMs: positiveMs,
+  buckets: withDefault(intInRange(1, MAX_BUCKETS), 100),
+};
+
+/** The rules of {@link SlidingWindowOptions} (`SlidingWindowOptionsSchema` in `breakwater/config` says the same). */
+export const slidingWindowOptions = object(slidingWindowShape);
+
+
 
 /**
  * A sliding window counted in `buckets` buckets of `windowMs / buckets`:
@@ -61,7 +67,7 @@ export class SlidingWindow implements RateAlgorithm {
   private reopens = -1;
 
   constructor(options: SlidingWindowOptions) {
-    const o = parseOptions(SlidingWindowOptionsSchema, options, 'slidingWindow');
+    const o = checkOptions(slidingWindowOptions, options, 'slidingWindow');
     this.limit = o.limit;
     this.windowMs = o.windowMs;
     this.buckets = o.buckets;

@@ -1,21 +1,7 @@
-import { z } from 'zod';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions, object, optional } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { EPSILON, retryAfter, type RateAlgorithm } from './algorithm.js';
 import { perSecond, positiveInt } from './numbers.js';
-
-/** Options of {@link tokenBucket}. */
-export const TokenBucketOptionsSchema = z
-  .object({
-    /** Tokens added per second: the sustained rate. */
-    rate: perSecond,
-    /**
-     * Most tokens the bucket holds (it starts full): how many calls may come at once after a quiet spell.
-     * @defaultValue `max(1, ceil(rate))`
-     */
-    burst: positiveInt.optional(),
-  })
-  .strict();
 
 /**
  * Options of {@link tokenBucket}.
@@ -24,7 +10,23 @@ export const TokenBucketOptionsSchema = z
  * tokenBucket({ rate: 100, burst: 20 });
  * ```
  */
-export type TokenBucketOptions = z.input<typeof TokenBucketOptionsSchema>;
+export interface TokenBucketOptions {
+  /** Tokens added per second: the sustained rate. */
+  rate: number;
+  /**
+   * Most tokens the bucket holds (it starts full): how many calls may come at once after a quiet spell.
+   * @defaultValue `max(1, ceil(rate))`
+   */
+  burst?: number | undefined;
+}
+
+/** The rules of {@link TokenBucketOptions}, key by key. */
+export const tokenBucketShape = { rate: perSecond, burst: optional(positiveInt) };
+
+/** The rules of {@link TokenBucketOptions} (`TokenBucketOptionsSchema` in `breakwater/config` says the same). */
+export const tokenBucketOptions = object(tokenBucketShape);
+
+
 
 /**
  * A token bucket: `burst` tokens at most, refilled continuously at `rate`
@@ -41,7 +43,7 @@ export class TokenBucket implements RateAlgorithm {
   private last = -Infinity;
 
   constructor(options: TokenBucketOptions) {
-    const o = parseOptions(TokenBucketOptionsSchema, options, 'tokenBucket');
+    const o = checkOptions(tokenBucketOptions, options, 'tokenBucket');
     this.rate = o.rate;
     this.burst = o.burst ?? Math.max(1, Math.ceil(o.rate));
     this.tokens = this.burst;

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { parseOptions, positiveMs, nonNegativeMs } from '../../lib/options.js';
+import { checkOptions, nonNegativeMs, numberAtLeast, object, oneOf, positiveMs, withDefault, type RuleOutput } from '../../lib/options.js';
 
 /** How retry spreads the delays of simultaneous callers. See {@link exponential}. */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated' | 'proportional';
@@ -38,31 +37,57 @@ class LinearBackoff implements Backoff {
   }
 }
 
-/** The fields of {@link ExponentialOptions}, before the cross-field rule. */
-export const ExponentialShape = z
-  .object({
-    /** @defaultValue 100 */
-    initial: positiveMs.default(100),
-    /** @defaultValue 2 */
-    multiplier: z.number({ message: 'expected a finite number >= 1' }).min(1, { message: 'expected a finite number >= 1' }).default(2),
-    /** @defaultValue 10_000 */
-    max: positiveMs.default(10_000),
-    /** @defaultValue `'full'` */
-    jitter: z.enum(['none', 'full', 'equal', 'decorrelated', 'proportional']).default('full'),
-  })
-  .strict();
 
-/** A cross-field rule of exponential backoff (zod-only: JSON Schema cannot say it). */
+/**
+ * Options of {@link exponential}.
+ * @example
+ * ```ts
+ * exponential({ initial: 50, max: 2_000, jitter: 'equal' });
+ * ```
+ */
+export interface ExponentialOptions {
+  /**
+   * Milliseconds before the first retry.
+   * @defaultValue 100
+   */
+  initial?: number | undefined;
+  /**
+   * Each delay is this many times the one before (>= 1).
+   * @defaultValue 2
+   */
+  multiplier?: number | undefined;
+  /**
+   * The longest delay, at least `initial`.
+   * @defaultValue 10_000
+   */
+  max?: number | undefined;
+  /**
+   * How delays of simultaneous callers are spread; see {@link exponential}.
+   * @defaultValue `'full'`
+   */
+  jitter?: Jitter | undefined;
+}
+
+/** A cross-field rule of exponential backoff (JSON Schema cannot say it). */
 export const maxAtLeastInitial = (o: { initial: number; max: number }): boolean => o.max >= o.initial;
 
-/** The zod schema of {@link ExponentialOptions}. */
-export const ExponentialOptionsSchema = ExponentialShape.refine(maxAtLeastInitial, { message: 'max must be >= initial', path: ['max'] });
+/** The rules of {@link ExponentialOptions}. */
+export const exponentialOptions = object(
+  {
+    initial: withDefault(positiveMs, 100),
+    multiplier: withDefault(numberAtLeast(1), 2),
+    max: withDefault(positiveMs, 10_000),
+    jitter: withDefault(oneOf(['none', 'full', 'equal', 'decorrelated', 'proportional']), 'full'),
+  },
+  (o, add) => {
+    if (!maxAtLeastInitial(o)) add('max must be >= initial', ['max']);
+  },
+);
 
-/** Options of {@link exponential}. */
-export type ExponentialOptions = z.input<typeof ExponentialOptionsSchema>;
+
 
 class ExponentialBackoff implements Backoff {
-  constructor(private readonly o: z.output<typeof ExponentialOptionsSchema>) {}
+  constructor(private readonly o: RuleOutput<typeof exponentialOptions>) {}
 
   get max(): number {
     return this.o.max;
@@ -98,8 +123,10 @@ class ExponentialBackoff implements Backoff {
  * ```
  */
 export function constant(ms: number): Backoff {
-  return new ConstantBackoff(parseOptions(nonNegativeMs, ms, 'constant'));
+  return new ConstantBackoff(checkOptions(nonNegativeMs, ms, 'constant'));
 }
+
+const linearOptions = object({ ms: nonNegativeMs, step: nonNegativeMs });
 
 /**
  * `ms` before the first retry, `step` more before each next one.
@@ -109,7 +136,7 @@ export function constant(ms: number): Backoff {
  * ```
  */
 export function linear(ms: number, step: number): Backoff {
-  const o = parseOptions(z.object({ ms: nonNegativeMs, step: nonNegativeMs }), { ms, step }, 'linear');
+  const o = checkOptions(linearOptions, { ms, step }, 'linear');
   return new LinearBackoff(o.ms, o.step);
 }
 
@@ -125,7 +152,7 @@ export function linear(ms: number, step: number): Backoff {
  * ```
  */
 export function exponential(options: ExponentialOptions = {}): Backoff {
-  return new ExponentialBackoff(parseOptions(ExponentialOptionsSchema, options, 'exponential'));
+  return new ExponentialBackoff(checkOptions(exponentialOptions, options, 'exponential'));
 }
 
 /** Adapts a custom backoff function. */

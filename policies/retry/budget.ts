@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { RollingHistogram } from '../../lib/histogram.js';
 import { RollingWindow } from '../../lib/window.js';
-import { intAtLeast, parseOptions, positiveMs, ratio } from '../../lib/options.js';
+import { checkOptions, intAtLeast, numberAtLeast, object, positiveMs, ratio, withDefault, type RuleOutput } from '../../lib/options.js';
 import { sloRetryBudget } from '../../lib/sla.js';
 
 /**
@@ -24,20 +23,39 @@ export function isRetryBudget(value: unknown): value is RetryBudget {
   return typeof value === 'object' && value !== null && typeof b.onCall === 'function' && typeof b.tryRetry === 'function';
 }
 
-/** Options of {@link tokenBudget}. */
-export const TokenBudgetOptionsSchema = z
-  .object({
-    /** Retries may be at most this share of first attempts within the window. @defaultValue 0.1 */
-    ratio: ratio.default(0.1),
-    /** Retries allowed per second whatever the traffic, so quiet services can still retry. @defaultValue 10 */
-    minPerSecond: z.number({ message: 'expected a finite number >= 0' }).nonnegative({ message: 'expected a finite number >= 0' }).default(10),
-    /** How far back calls and retries count. @defaultValue 10_000 */
-    windowMs: positiveMs.default(10_000),
-  })
-  .strict();
 
-/** Options of {@link tokenBudget}. */
-export type TokenBudgetOptions = z.input<typeof TokenBudgetOptionsSchema>;
+
+/**
+ * Options of {@link tokenBudget}.
+ * @example
+ * ```ts
+ * tokenBudget({ ratio: 0.1, minPerSecond: 10 });
+ * ```
+ */
+export interface TokenBudgetOptions {
+  /**
+   * Retries may be at most this share of first attempts within the window.
+   * @defaultValue 0.1
+   */
+  ratio?: number | undefined;
+  /**
+   * Retries allowed per second whatever the traffic, so quiet services can still retry.
+   * @defaultValue 10
+   */
+  minPerSecond?: number | undefined;
+  /**
+   * How far back calls and retries count.
+   * @defaultValue 10_000
+   */
+  windowMs?: number | undefined;
+}
+
+/** The rules of {@link TokenBudgetOptions}. */
+export const tokenBudgetOptions = object({
+  ratio: withDefault(ratio, 0.1),
+  minPerSecond: withDefault(numberAtLeast(0), 10),
+  windowMs: withDefault(positiveMs, 10_000),
+});
 
 const SLICES = 10;
 
@@ -46,7 +64,7 @@ class TokenBudget implements RetryBudget {
   private readonly window: RollingWindow;
   private readonly floor: number;
 
-  constructor(private readonly o: z.output<typeof TokenBudgetOptionsSchema>) {
+  constructor(private readonly o: RuleOutput<typeof tokenBudgetOptions>) {
     this.window = new RollingWindow(SLICES, o.windowMs / SLICES, 0);
     this.floor = (o.minPerSecond * o.windowMs) / 1_000;
   }
@@ -79,30 +97,53 @@ class TokenBudget implements RetryBudget {
  * ```
  */
 export function tokenBudget(options: TokenBudgetOptions = {}): RetryBudget {
-  return new TokenBudget(parseOptions(TokenBudgetOptionsSchema, options, 'tokenBudget'));
+  return new TokenBudget(checkOptions(tokenBudgetOptions, options, 'tokenBudget'));
 }
 
-/** Options of {@link sloBudget}. */
-export const SloBudgetOptionsSchema = z
-  .object({
-    /** The SLO window retries must fit in. @defaultValue 60_000 */
-    sloWindowMs: positiveMs.default(60_000),
-    /** Share of the SLO window retrying may spend. @defaultValue 0.1 */
-    fraction: ratio.default(0.1),
-    /** Hard cap on retries per call. @defaultValue 3 */
-    maxRetries: intAtLeast(0).default(3),
-    /** Window of the live p99 (the last 5 minutes by default). @defaultValue 300_000 */
-    latencyWindowMs: positiveMs.default(300_000),
-  })
-  .strict();
 
-/** Options of {@link sloBudget}. */
-export type SloBudgetOptions = z.input<typeof SloBudgetOptionsSchema>;
+
+/**
+ * Options of {@link sloBudget}.
+ * @example
+ * ```ts
+ * sloBudget({ sloWindowMs: 60_000, fraction: 0.1, maxRetries: 3 });
+ * ```
+ */
+export interface SloBudgetOptions {
+  /**
+   * The SLO window retries must fit in.
+   * @defaultValue 60_000
+   */
+  sloWindowMs?: number | undefined;
+  /**
+   * Share of the SLO window retrying may spend.
+   * @defaultValue 0.1
+   */
+  fraction?: number | undefined;
+  /**
+   * Hard cap on retries per call.
+   * @defaultValue 3
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Window of the live p99.
+   * @defaultValue 300_000 (the last 5 minutes)
+   */
+  latencyWindowMs?: number | undefined;
+}
+
+/** The rules of {@link SloBudgetOptions}. */
+export const sloBudgetOptions = object({
+  sloWindowMs: withDefault(positiveMs, 60_000),
+  fraction: withDefault(ratio, 0.1),
+  maxRetries: withDefault(intAtLeast(0), 3),
+  latencyWindowMs: withDefault(positiveMs, 300_000),
+});
 
 class SloBudget implements RetryBudget {
   private readonly latency: RollingHistogram;
 
-  constructor(private readonly o: z.output<typeof SloBudgetOptionsSchema>) {
+  constructor(private readonly o: RuleOutput<typeof sloBudgetOptions>) {
     this.latency = new RollingHistogram({ windowMs: o.latencyWindowMs });
   }
 
@@ -136,5 +177,5 @@ class SloBudget implements RetryBudget {
  * ```
  */
 export function sloBudget(options: SloBudgetOptions = {}): RetryBudget & { allowed(now: number): number } {
-  return new SloBudget(parseOptions(SloBudgetOptionsSchema, options, 'sloBudget'));
+  return new SloBudget(checkOptions(sloBudgetOptions, options, 'sloBudget'));
 }

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { PolicyBase } from '../../lib/base.js';
 import { systemClock } from '../../lib/clock.js';
 import { sleep } from '../../lib/sleep.js';
@@ -7,14 +6,16 @@ import { ConfigError, isShedRejection } from '../../lib/errors.js';
 import type { OutcomeResult } from '../../lib/events.js';
 import type { GiveUpEvent } from './events.js';
 import { judge } from '../../lib/judge.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions, omit, type RuleOutput } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
-import { RetryOptionsSchema, type RetryOptions } from './options.js';
+import { retryOptions, type RetryOptions } from './options.js';
 
-type RetryOptionsParsed = z.output<typeof RetryOptionsSchema>;
+type RetryOptionsParsed = RuleOutput<typeof retryOptions>;
+
+const reconfigurable = omit(retryOptions, ['clock', 'random', 'name']);
 
 // How an attempt ended: 0 success, 1 a failure to retry, 2 a failure not to retry.
 type AttemptEnd = 0 | 1 | 2;
@@ -47,7 +48,7 @@ export class RetryPolicy extends PolicyBase {
   private readonly random: () => number;
 
   constructor(options: RetryOptions = {}) {
-    const o = parseOptions(RetryOptionsSchema, options, 'retry');
+    const o = checkOptions(retryOptions, options, 'retry');
     super(o.name, o.clock ?? systemClock);
     this.apply(o);
     this.random = o.random ?? Math.random;
@@ -63,7 +64,7 @@ export class RetryPolicy extends PolicyBase {
    * validated like the constructor's, and nothing changes if they are invalid.
    */
   reconfigure(options: Omit<RetryOptions, 'clock' | 'random' | 'name'>): void {
-    this.apply(parseOptions(RetryOptionsSchema.omit({ clock: true, random: true, name: true }), options, this.name));
+    this.apply(checkOptions(reconfigurable, options, this.name));
   }
 
   private apply(o: Pick<RetryOptionsParsed, 'maxAttempts' | 'backoff' | 'maxDelayMs' | 'handle' | 'handleResult' | 'budget'>): void {

@@ -1,6 +1,6 @@
 import { SreBreakerPolicy } from './sre-breaker.js';
 export { sreBreaker, SreBreakerPolicy, type SreBreakerStats } from './sre-breaker.js';
-export { SreBreakerOptionsSchema, SreBreakerShape, SreBreakerSnapshotSchema, checkSre, type SreBreakerOptions, type ResolvedSreBreakerOptions, type SreBreakerSnapshot } from './options.js';
+export type { SreBreakerOptions, ResolvedSreBreakerOptions, SreBreakerSnapshot } from './options.js';
 
 /** @deprecated Renamed {@link SreBreakerPolicy}; this alias goes in the next major version. */
 export const SreBreaker = SreBreakerPolicy;

@@ -1,9 +1,9 @@
 import { BreakerPolicy, SUCCESS, type Settlement } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError } from '../../lib/errors.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions } from '../../lib/options.js';
 import { goZeroOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
-import { SreBreakerOptionsSchema, type ResolvedSreBreakerOptions, type SreBreakerOptions, type SreBreakerSnapshot } from './options.js';
+import { sreBreakerOptions, type ResolvedSreBreakerOptions, type SreBreakerOptions, type SreBreakerSnapshot } from './options.js';
 
 /** What {@link SreBreakerPolicy.stats} reports about the current window (go-zero's `windowResult`). */
 export interface SreBreakerStats {
@@ -44,7 +44,7 @@ export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
   private failing = 0;
   private working = 0;
 
-  /** Takes options already validated by {@link SreBreakerOptionsSchema}; use {@link sreBreaker}. */
+  /** Takes options already checked (with defaults applied); use {@link sreBreaker}. */
   constructor(o: ResolvedSreBreakerOptions, name = o.name) {
     const clock = o.clock ?? systemClock;
     super(name, clock, o.handle, o.handleResult);
@@ -85,7 +85,7 @@ export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
    * `ConfigError`, and nothing changes.
    */
   reconfigure(options: Omit<SreBreakerOptions, 'clock' | 'random' | 'name' | 'initialState'>): void {
-    const o = this.reparse(SreBreakerOptionsSchema, options, this.o, ['windowMs', 'buckets']);
+    const o = this.reparse((i, p) => checkOptions(sreBreakerOptions, i, p), options, this.o, ['windowMs', 'buckets']);
     this.o = { ...o, clock: this.o.clock, random: this.o.random };
   }
 
@@ -223,5 +223,5 @@ export class SreBreakerPolicy extends BreakerPolicy<'closed' | 'open'> {
  * ```
  */
 export function sreBreaker(options: SreBreakerOptions = {}): SreBreakerPolicy {
-  return new SreBreakerPolicy(parseOptions(SreBreakerOptionsSchema, options, 'breaker'));
+  return new SreBreakerPolicy(checkOptions(sreBreakerOptions, options, 'breaker'));
 }

@@ -1,25 +1,5 @@
-import { z } from 'zod';
-import { clockSchema, nameSchema, positiveMs } from '../../lib/options.js';
-
-/**
- * Options of {@link timeout}.
- */
-export const TimeoutOptionsSchema = z
-  .object({
-    /** Milliseconds each call may take. */
-    ms: positiveMs,
-    /**
-     * `'aggressive'`: reject with `TimeoutError` exactly at the deadline, even while the operation runs on.
-     * `'cooperative'`: abort `ctx.signal` at the deadline, then wait for the operation and reject only if it rejects.
-     * @defaultValue `'aggressive'`
-     */
-    mode: z.enum(['aggressive', 'cooperative']).default('aggressive'),
-    /** @defaultValue `'timeout'` */
-    name: nameSchema.default('timeout'),
-    /** @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict();
+import type { Clock } from '../../lib/clock.js';
+import { clock, name, object, oneOf, optional, positiveMs, withDefault } from '../../lib/options.js';
 
 /**
  * What {@link timeout} accepts besides a plain number of milliseconds.
@@ -28,4 +8,31 @@ export const TimeoutOptionsSchema = z
  * timeout({ ms: 300, mode: 'cooperative' });
  * ```
  */
-export type TimeoutOptions = z.input<typeof TimeoutOptionsSchema>;
+export interface TimeoutOptions {
+  /** Milliseconds each call may take. */
+  ms: number;
+  /**
+   * `'aggressive'`: reject with `TimeoutError` exactly at the deadline, even while the operation runs on.
+   * `'cooperative'`: abort `ctx.signal` at the deadline, then wait for the operation and reject only if it rejects.
+   * @defaultValue `'aggressive'`
+   */
+  mode?: 'aggressive' | 'cooperative' | undefined;
+  /**
+   * The policy's name in events and metrics.
+   * @defaultValue `'timeout'`
+   */
+  name?: string | undefined;
+  /**
+   * The clock of the deadline and of the durations in events.
+   * @defaultValue the system clock
+   */
+  clock?: Clock | undefined;
+}
+
+/** The rules of {@link TimeoutOptions} (`TimeoutOptionsSchema` in `breakwater/config` says the same). */
+export const timeoutOptions = object({
+  ms: positiveMs,
+  mode: withDefault(oneOf(['aggressive', 'cooperative']), 'aggressive'),
+  name: withDefault(name, 'timeout'),
+  clock: optional(clock),
+});

@@ -3,9 +3,11 @@ import { deadlineTimerOf, systemClock, type DeadlineTimer } from '../../lib/cloc
 import { Context, EMPTY_META, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { settledOutcome } from '../../lib/outcome.js';
-import { parseOptions } from '../../lib/options.js';
+import { checkOptions, omit } from '../../lib/options.js';
 import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation } from '../../lib/policy.js';
-import { TimeoutOptionsSchema, type TimeoutOptions } from './options.js';
+import { timeoutOptions, type TimeoutOptions } from './options.js';
+
+const reconfigurable = omit(timeoutOptions, ['clock', 'name']);
 
 /**
  * Bounds how long a call may take and propagates the deadline inward: it sets
@@ -30,7 +32,7 @@ export class TimeoutPolicy extends PolicyBase {
   };
 
   constructor(options: number | TimeoutOptions) {
-    const o = parseOptions(TimeoutOptionsSchema, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
+    const o = checkOptions(timeoutOptions, typeof options === 'object' && options !== null ? options : { ms: options }, 'timeout');
     super(o.name, o.clock ?? systemClock);
     this._ms = o.ms;
     this._mode = o.mode;
@@ -52,7 +54,7 @@ export class TimeoutPolicy extends PolicyBase {
    * validated like the constructor's options, and nothing changes if they are invalid.
    */
   reconfigure(options: number | Omit<TimeoutOptions, 'clock' | 'name'>): void {
-    const o = parseOptions(TimeoutOptionsSchema.omit({ clock: true, name: true }), typeof options === 'object' && options !== null ? options : { ms: options }, this.name);
+    const o = checkOptions(reconfigurable, typeof options === 'object' && options !== null ? options : { ms: options }, this.name);
     this._ms = o.ms;
     this._mode = o.mode;
   }

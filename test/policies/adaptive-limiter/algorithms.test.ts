@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { algorithmOf, type WindowFigures } from '../../../policies/adaptive-limiter/algorithms.js';
-import { LimitAlgorithmSchema } from '../../../policies/adaptive-limiter/options.js';
+import { LimitAlgorithmSchema } from '../../../policies/adaptive-limiter/schema.js';
 
 const make = (spec: unknown) => algorithmOf(LimitAlgorithmSchema.parse(spec));
 const win = (rttMs: number | undefined, maxInFlight: number, drops = 0): WindowFigures => ({ rttMs, maxInFlight, samples: 10, drops });

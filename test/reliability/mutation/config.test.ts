@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fromConfig, isConfigError, retry, timeout } from '../../../api/index.js';
-import { formatPath } from '../../../lib/options.js';
+import { formatPath } from '../../../lib/schemas.js';
 
 function issuesOf(f: () => unknown): { path: string; message: string }[] {
   try {
