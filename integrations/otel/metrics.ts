@@ -7,12 +7,16 @@ import type { Observed } from '../shared/observed.js';
 import { limitersOf } from '../shared/limiters.js';
 import { OtelOptionsSchema, type OtelOptions } from './options.js';
 
+/** The `state` attribute of each breaker state, in the order of the figures' state numbers (0 closed, 1 open, 2 half-open). */
+const STATE_NAMES = ['closed', 'open', 'half_open'] as const;
+
 /**
  * Publishes a policy's or pipeline's figures as OpenTelemetry metrics, the
  * same figures as `breakwater/prometheus` under OpenTelemetry names (a
  * Prometheus exporter turns them back into the `breakwater_*` names):
  *
- * - `breakwater.breaker.state` observable gauge {policy}: 0 closed, 1 open, 2 half-open;
+ * - `breakwater.breaker.state` observable gauge {policy, state}, one point per state (`closed`, `open`,
+ *   `half_open`): 1 for the state the breaker is in, 0 for the others;
  * - `breakwater.calls` counter {policy, result}: success, failure, timeout, rejected, cancelled, fallback;
  * - `breakwater.call.duration` histogram {policy}, unit `s` (shed calls are not recorded);
  * - `breakwater.retries` counter {policy};
@@ -39,7 +43,7 @@ export function registerOtelMetrics(target: Observed, options: OtelOptions = {})
     return plain ? withKey : { ...withKey, ...constant };
   };
 
-  const state = meter.createObservableGauge(`${p}breaker.state`, { description: 'Breaker state: 0 closed, 1 open, 2 half-open.' });
+  const state = meter.createObservableGauge(`${p}breaker.state`, { description: 'Breaker state, one point per state: 1 for the current one, 0 for the others.' });
   const calls = meter.createCounter(`${p}calls`, {
     description: `Calls handled by a policy, by result: ${OUTCOME_RESULTS.join(', ')}.`,
   });
@@ -52,7 +56,9 @@ export function registerOtelMetrics(target: Observed, options: OtelOptions = {})
 
   const states = new Map<string, { policy: string; key: string | undefined; value: number }>();
   const report: ObservableCallback = (result) => {
-    for (const s of states.values()) result.observe(s.value, attrs({ policy: s.policy }, s.key));
+    for (const s of states.values()) {
+      for (let i = 0; i < STATE_NAMES.length; i++) result.observe(i === s.value ? 1 : 0, attrs({ policy: s.policy, state: STATE_NAMES[i]! }, s.key));
+    }
   };
   state.addCallback(report);
 

@@ -20,7 +20,7 @@ export const OtelOptionsSchema = z
      */
     prefix: z.string().default('breakwater.'),
     /**
-     * Constant attributes put on every data point (`{ service: 'checkout' }`); `policy`, `result` and `key` are taken.
+     * Constant attributes put on every data point (`{ service: 'checkout' }`); `policy`, `result`, `state` and `key` are taken.
      * @defaultValue none
      */
     attributes: z
@@ -28,7 +28,7 @@ export const OtelOptionsSchema = z
       // Each key checked here, not in the record's key schema: zod reports a key's own message as "Invalid key in record".
       .superRefine((attributes, ctx) => {
         for (const k of Object.keys(attributes)) {
-          if (k === 'policy' || k === 'result' || k === 'key') ctx.addIssue({ code: 'custom', path: [k], message: 'expected a free attribute name' });
+          if (k === 'policy' || k === 'result' || k === 'state' || k === 'key') ctx.addIssue({ code: 'custom', path: [k], message: 'expected a free attribute name' });
         }
       })
       .default({}),

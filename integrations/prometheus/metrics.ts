@@ -11,6 +11,9 @@ import { registerLimiterGauges } from './limiters.js';
 import { PrometheusOptionsSchema, type PrometheusOptions } from './options.js';
 
 type Labels = Record<string, string>;
+
+/** The `state` label of each breaker state, in the order of the figures' state numbers (0 closed, 1 open, 2 half-open). */
+const STATE_NAMES = ['closed', 'open', 'half_open'] as const;
 interface Inc {
   inc(): void;
 }
@@ -21,7 +24,9 @@ interface Observe {
 /**
  * Publishes a policy's or pipeline's figures on a prom-client registry:
  *
- * - `breakwater_breaker_state{policy}` gauge: 0 closed, 1 open, 2 half-open;
+ * - `breakwater_breaker_state{policy,state}` gauge, one series per state (`closed`, `open`, `half_open`):
+ *   1 for the state the breaker is in, 0 for the others (so `max by (state)` and alerts on `state="open"` need no
+ *   mapping of numbers);
  * - `breakwater_calls_total{policy,result}` counter: success, failure, timeout, rejected, cancelled, fallback;
  * - `breakwater_call_duration_seconds{policy}` histogram (shed calls are not observed: they did no work);
  * - `breakwater_retries_total{policy}` counter;
@@ -67,9 +72,9 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
   };
   const registers = [registry];
 
-  const stateNames = ['policy', ...keyLabel, ...extra];
+  const stateNames = ['policy', 'state', ...keyLabel, ...extra];
   const state = make(`${p}breaker_state`, stateNames, () =>
-    new Gauge({ name: `${p}breaker_state`, help: 'Breaker state: 0 closed, 1 open, 2 half-open.', labelNames: stateNames, registers }),
+    new Gauge({ name: `${p}breaker_state`, help: 'Breaker state, one series per state: 1 for the current one, 0 for the others.', labelNames: stateNames, registers }),
   );
   const callNames = ['policy', 'result', ...keyLabel, ...extra];
   const calls = make(`${p}calls_total`, callNames, () =>
@@ -130,7 +135,7 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
       const id = `${policy}\u0000${key ?? ''}`;
       let labels = stateSeries.get(id);
       if (labels === undefined) stateSeries.set(id, (labels = withKey(withConstant({ policy }), key)));
-      state.set(labels, value);
+      for (let i = 0; i < STATE_NAMES.length; i++) state.set({ ...labels, state: STATE_NAMES[i]! }, i === value ? 1 : 0);
       if (key === undefined) aliasState?.set(withConstant({ name: policy }), value);
     },
     call(policy, result, seconds, key) {
@@ -165,7 +170,7 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
   const dropLimiters = limiters.length === 0 ? undefined : registerLimiterGauges(registry, p, ['policy', ...extra], (policy) => withConstant({ policy }), limiters);
   return handleOf(sub, () => {
     dropLimiters?.();
-    for (const labels of stateSeries.values()) state.remove(labels);
+    for (const labels of stateSeries.values()) for (const name of STATE_NAMES) state.remove({ ...labels, state: name });
     for (const policy of stated) aliasState?.remove(withConstant({ name: policy }));
     for (const name of names) release(registry, name);
   });

@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 
 const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const labelName = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-const reserved = new Set(['policy', 'result', 'name', 'key', 'le']);
+const reserved = new Set(['policy', 'result', 'state', 'name', 'key', 'le']);
 
 /** Options of {@link registerMetrics}. */
 export const PrometheusOptionsSchema = z
@@ -27,7 +27,7 @@ export const PrometheusOptionsSchema = z
       .refine((s) => s === '' || metricName.test(s), { message: 'expected a Prometheus metric name prefix' })
       .default('breakwater_'),
     /**
-     * Constant labels put on every series (`{ service: 'checkout' }`); `policy`, `result`, `name`, `key` and `le` are taken.
+     * Constant labels put on every series (`{ service: 'checkout' }`); `policy`, `result`, `state`, `name`, `key` and `le` are taken.
      * @defaultValue none
      */
     labels: z

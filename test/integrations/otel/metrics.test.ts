@@ -42,6 +42,11 @@ function points(m: MetricData | undefined): Array<{ attributes: Record<string, u
   return (m?.dataPoints ?? []).map((d) => ({ attributes: { ...d.attributes }, value: d.value }));
 }
 
+/** The three points of one breaker's `breaker.state` gauge, in the order they are observed. */
+function statePoints(attributes: Record<string, unknown>, current: string): Array<{ attributes: Record<string, unknown>; value: unknown }> {
+  return ['closed', 'open', 'half_open'].map((state) => ({ attributes: { ...attributes, state }, value: state === current ? 1 : 0 }));
+}
+
 describe('registerOtelMetrics', () => {
   it("counts the caller's own cancellation as cancelled, and times it", async () => {
     const clock = new TestClock(1_700_000_000_000);
@@ -71,10 +76,10 @@ describe('registerOtelMetrics', () => {
     await run(async () => {
       openState = points((await collect()).get('breakwater.breaker.state'));
     });
-    expect(openState).toEqual([{ attributes: { policy: 'payments' }, value: 1 }]);
+    expect(openState).toEqual(statePoints({ policy: 'payments' }, 'open'));
     const m = await collect();
 
-    expect(points(m.get('breakwater.breaker.state'))).toEqual([{ attributes: { policy: 'payments' }, value: 0 }]);
+    expect(points(m.get('breakwater.breaker.state'))).toEqual(statePoints({ policy: 'payments' }, 'closed'));
 
     const calls = m.get('breakwater.calls')!;
     expect(calls.dataPointType).toBe(DataPointType.SUM);
@@ -115,7 +120,7 @@ describe('registerOtelMetrics', () => {
     const handle = registerOtelMetrics(breaker, { meter, prefix: 'shop.', attributes: { service: 'checkout' }, buckets: [0.1, 1] });
     await breaker.execute(() => Promise.reject(new Error('x'))).catch(() => {});
     let m = await collect();
-    expect(points(m.get('shop.breaker.state'))).toEqual([{ attributes: { policy: 'inventory', service: 'checkout' }, value: 1 }]);
+    expect(points(m.get('shop.breaker.state'))).toEqual(statePoints({ policy: 'inventory', service: 'checkout' }, 'open'));
     expect(points(m.get('shop.calls'))).toEqual([{ attributes: { policy: 'inventory', result: 'failure', service: 'checkout' }, value: 1 }]);
     expect((m.get('shop.call.duration')!.dataPoints[0]!.value as { buckets: { boundaries: number[] } }).buckets.boundaries).toEqual([0.1, 1]);
     handle.dispose();
@@ -200,13 +205,13 @@ describe('registerOtelMetrics', () => {
       { attributes: { policy: 'tenants', result: 'rejected', key: 't1', service: 'api' }, value: 1 },
     ]);
     expect(points(b.get('breakwater.retries'))).toEqual([{ attributes: { policy: 'tenants', key: 't2', service: 'api' }, value: 1 }]);
-    expect(points(b.get('breakwater.breaker.state'))).toEqual([{ attributes: { policy: 'tenants', key: 't1', service: 'api' }, value: 1 }]);
+    expect(points(b.get('breakwater.breaker.state'))).toEqual(statePoints({ policy: 'tenants', key: 't1', service: 'api' }, 'open'));
   });
 
   it('gives a state without a key the empty key under perKey', async () => {
     const { meter, collect } = setup();
     registerOtelMetrics(new TestBreaker({ name: 'solo' }), { meter, perKey: true });
-    expect(points((await collect()).get('breakwater.breaker.state'))).toEqual([{ attributes: { policy: 'solo', key: '' }, value: 0 }]);
+    expect(points((await collect()).get('breakwater.breaker.state'))).toEqual(statePoints({ policy: 'solo', key: '' }, 'closed'));
   });
 
   it("uses the global meter provider's meter 'breakwater' by default", async () => {
@@ -226,7 +231,7 @@ describe('registerOtelMetrics', () => {
 
   it('refuses each taken attribute name and unknown options', () => {
     const b = new TestBreaker();
-    for (const taken of ['policy', 'result', 'key']) expect(() => registerOtelMetrics(b, { attributes: { [taken]: 'x' } })).toThrow(`invalid otel options: attributes.${taken}: expected a free attribute name`);
+    for (const taken of ['policy', 'result', 'state', 'key']) expect(() => registerOtelMetrics(b, { attributes: { [taken]: 'x' } })).toThrow(`invalid otel options: attributes.${taken}: expected a free attribute name`);
     expect(() => registerOtelMetrics(b, { meter: {} as never })).toThrow('invalid otel options: meter: expected an OpenTelemetry Meter');
     expect(() => registerOtelMetrics(b, { bogus: 1 } as never)).toThrow('invalid otel options: bogus: unknown option');
   });

@@ -21,22 +21,42 @@ function value(m: Json | undefined, labels: Record<string, string | number>): nu
   return found?.value;
 }
 
+/**
+ * The breaker state read from `breakwater_breaker_state`'s one-series-per-state form: the state whose series is 1,
+ * when the three series of `labels` are there and exactly one is 1; otherwise undefined.
+ */
+function stateOf(m: Json | undefined, labels: Record<string, string>): string | undefined {
+  const mine = (m?.values ?? []).filter((v) => {
+    const { state: _state, ...rest } = v.labels;
+    return Object.keys(rest).length === Object.keys(labels).length && Object.entries(labels).every(([k, x]) => rest[k] === x);
+  });
+  const states = mine.map((v) => v.labels.state).sort();
+  if (states.join() !== 'closed,half_open,open') return undefined;
+  const on = mine.filter((v) => v.value === 1);
+  return on.length === 1 && mine.every((v) => v.value === 0 || v.value === 1) ? String(on[0]!.labels.state) : undefined;
+}
+
+/** The three series of one breaker in `breakwater_breaker_state`, as prom-client lists them. */
+function stateSeries(labels: Record<string, string>, current: string): { labels: Record<string, string>; value: number }[] {
+  return ['closed', 'open', 'half_open'].map((state) => ({ labels: { ...labels, state }, value: state === current ? 1 : 0 }));
+}
+
 describe('registerMetrics (prometheus)', () => {
   it('publishes state, calls by result, durations and retries after scripted traffic', async () => {
     const { breaker, pipeline, run } = scriptedTraffic();
     const registry = new Registry();
     registerMetrics(pipeline, { registry });
-    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(0);
-    let stateWhileOpen: number | undefined;
+    expect(stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe('closed');
+    let stateWhileOpen: string | undefined;
     await run(async () => {
-      stateWhileOpen = value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' });
+      stateWhileOpen = stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' });
     });
-    expect(stateWhileOpen).toBe(1);
+    expect(stateWhileOpen).toBe('open');
     expect(breaker.state).toBe('closed');
 
     const state = await metric(registry, 'breakwater_breaker_state');
     expect(state?.type).toBe('gauge');
-    expect(state?.values).toEqual([{ labels: { policy: 'payments' }, value: 0 }]);
+    expect(state?.values).toEqual(stateSeries({ policy: 'payments' }, 'closed'));
 
     const calls = await metric(registry, 'breakwater_calls_total');
     expect(calls?.type).toBe('counter');
@@ -74,13 +94,13 @@ describe('registerMetrics (prometheus)', () => {
     );
     const registry = new Registry();
     registerMetrics(pipeline, { registry, gobreakerAliases: true });
-    let stateWhileOpen: number | undefined;
+    let stateWhileOpen: string | undefined;
     await run(async () => {
-      stateWhileOpen = value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' });
+      stateWhileOpen = stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' });
     });
-    expect(stateWhileOpen).toBe(1);
+    expect(stateWhileOpen).toBe('open');
     expect(breaker.state).toBe('closed');
-    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(0);
+    expect(stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe('closed');
     const calls = await metric(registry, 'breakwater_calls_total');
     const byResult = (policy: string) =>
       Object.fromEntries(calls!.values.filter((v) => v.labels.policy === policy).map((v) => [v.labels.result, v.value]));
@@ -101,14 +121,14 @@ describe('registerMetrics (prometheus)', () => {
     const failed = pipeline.execute(fail).catch(() => 'failed');
     await clock.runAll();
     expect(await failed).toBe('failed');
-    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(1);
+    expect(stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe('open');
     await clock.advance(1_000);
     let release!: () => void;
     const probe = breaker.execute(() => new Promise<void>((r) => (release = r)));
-    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(2);
+    expect(stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe('half_open');
     release();
     await probe;
-    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe(0);
+    expect(stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'payments' })).toBe('closed');
   });
 
   it('keeps the gobreaker names of seed 002 as aliases, with constant labels and a prefix', async () => {
@@ -194,11 +214,11 @@ describe('registerMetrics (prometheus)', () => {
       [{ policy: 'tenants', result: 'rejected' }, 1],
     ]);
     // no per-key state series; the solo breaker's state$ is there
-    expect((await metric(registry, 'breakwater_breaker_state'))?.values).toEqual([{ labels: { policy: 'solo' }, value: 0 }]);
+    expect((await metric(registry, 'breakwater_breaker_state'))?.values).toEqual(stateSeries({ policy: 'solo' }, 'closed'));
 
     expect(value(await metric(perKey, 'breakwater_calls_total'), { policy: 'tenants', result: 'success', key: 't3' })).toBe(5);
-    expect(value(await metric(perKey, 'breakwater_breaker_state'), { policy: 'tenants', key: 't1' })).toBe(1);
-    expect(value(await metric(perKey, 'breakwater_breaker_state'), { policy: 'solo', key: '' })).toBe(0);
+    expect(stateOf(await metric(perKey, 'breakwater_breaker_state'), { policy: 'tenants', key: 't1' })).toBe('open');
+    expect(stateOf(await metric(perKey, 'breakwater_breaker_state'), { policy: 'solo', key: '' })).toBe('closed');
   });
 
   it('shares metrics between registrations and removes them when the last is disposed', async () => {
@@ -209,12 +229,12 @@ describe('registerMetrics (prometheus)', () => {
     const hb = registerMetrics(b, { registry });
     await a.execute(() => Promise.reject(new Error('x'))).catch(() => {});
     await b.execute(() => 1);
-    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'a' })).toBe(1);
+    expect(stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'a' })).toBe('open');
     expect(value(await metric(registry, 'breakwater_calls_total'), { policy: 'b', result: 'success' })).toBe(1);
     ha.dispose();
     ha.dispose();
     // a's state series is gone, b's stays; a's events no longer count
-    expect((await metric(registry, 'breakwater_breaker_state'))?.values).toEqual([{ labels: { policy: 'b' }, value: 0 }]);
+    expect((await metric(registry, 'breakwater_breaker_state'))?.values).toEqual(stateSeries({ policy: 'b' }, 'closed'));
     await a.execute(() => 1).catch(() => {});
     expect(value(await metric(registry, 'breakwater_calls_total'), { policy: 'a', result: 'rejected' })).toBeUndefined();
     hb[Symbol.dispose]();
@@ -266,7 +286,7 @@ describe('registerMetrics (prometheus)', () => {
     const handle = registerMetrics(policy().use(limiter).use(new TestBreaker({ name: 'b' })), { registry, gobreakerAliases: true });
     const help = Object.fromEntries((await registry.getMetricsAsJSON()).map((m) => [m.name, m.help]));
     expect(help).toEqual({
-      breakwater_breaker_state: 'Breaker state: 0 closed, 1 open, 2 half-open.',
+      breakwater_breaker_state: 'Breaker state, one series per state: 1 for the current one, 0 for the others.',
       breakwater_calls_total: 'Calls handled by a policy, by result: success, failure, timeout, rejected, cancelled, fallback.',
       breakwater_call_duration_seconds: 'Time from a call entering a policy to its settling, in seconds (shed calls excluded).',
       breakwater_retries_total: 'Retries started by a retry policy.',
@@ -308,7 +328,7 @@ describe('registerMetrics (prometheus)', () => {
       [{ name: 'svc', result: 'rejected' }, 1],
     ]);
     expect(value(await metric(registry, 'gobreaker_state'), { name: 'svc' })).toBe(1);
-    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'svc' })).toBe(1);
+    expect(stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'svc' })).toBe('open');
     // a shed call did no work: counted, not timed
     const count = (await metric(registry, 'breakwater_call_duration_seconds'))!.values.find(
       (v) => (v as { metricName?: string }).metricName === 'breakwater_call_duration_seconds_count',
@@ -321,7 +341,7 @@ describe('registerMetrics (prometheus)', () => {
     const registry = new Registry();
     registerMetrics({ name: 'p', events$: source.events$, policies: [{ name: 'tenants' }] }, { registry, gobreakerAliases: true, perKey: true });
     source.emit({ type: 'stateChange', policy: 'tenants:t1', from: 'closed', to: 'open', reason: 'x' } as never);
-    expect(value(await metric(registry, 'breakwater_breaker_state'), { policy: 'tenants', key: 't1' })).toBe(1);
+    expect(stateOf(await metric(registry, 'breakwater_breaker_state'), { policy: 'tenants', key: 't1' })).toBe('open');
     expect((await metric(registry, 'gobreaker_state'))?.values).toEqual([]);
   });
 
@@ -340,14 +360,14 @@ describe('registerMetrics (prometheus)', () => {
     expect(issues({ registry: {} })).toEqual([{ path: 'registry', message: 'expected a prom-client Registry' }]);
     expect(issues({ registry, prefix: 'a-b_' })).toEqual([{ path: 'prefix', message: 'expected a Prometheus metric name prefix' }]);
     expect(issues({ registry, prefix: 'shop-' }).map((i) => i.path)).toEqual(['prefix']);
-    for (const taken of ['le', 'name', 'key', 'result', 'policy']) {
+    for (const taken of ['le', 'name', 'key', 'result', 'policy', 'state']) {
       expect(issues({ registry, labels: { [taken]: 'x' } })).toEqual([{ path: `labels.${taken}`, message: 'expected a free Prometheus label name' }]);
     }
     expect(issues({ registry, labels: { 'team-name': 'x', ok: 'y' } })).toEqual([{ path: 'labels.team-name', message: 'expected a free Prometheus label name' }]);
     registerMetrics(b, { registry, prefix: '' }).dispose();
     registerMetrics(b, { registry, labels: { service: 's' } });
     expect(issues({ registry })).toEqual([
-      { path: 'labels', message: 'metric breakwater_breaker_state is already registered with labels (policy,service), not (policy)' },
+      { path: 'labels', message: 'metric breakwater_breaker_state is already registered with labels (policy,state,service), not (policy,state)' },
     ]);
     const other = new Registry();
     new Counter({ name: 'breakwater_breaker_state', help: 'not ours', registers: [other] });
