@@ -4,7 +4,7 @@ import { parseOptions } from '../../lib/schemas.js';
 import { OUTCOME_RESULTS } from '../../lib/outcome.js';
 import { DEFAULT_BUCKETS, watchFigures, type FigureSink } from '../shared/figures.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
-import { breakersOf, type Observed } from '../shared/observed.js';
+import { breakersOf, policyNamesOf, type Observed } from '../shared/observed.js';
 import { limitersOf } from '../shared/limiters.js';
 import { acquire, release } from './families.js';
 import { registerLimiterGauges } from './limiters.js';
@@ -33,7 +33,9 @@ interface Observe {
  * - for each adaptive concurrency limiter, `breakwater_concurrency_limit{policy}`
  *   and `breakwater_concurrency_in_flight{policy}` gauges, read at each scrape.
  *
- * Every series carries the `labels` given; with `gobreakerAliases`, the
+ * Two policies of one name on one registry share every series (their figures add up as one policy's): the
+ * second registration of a name emits a process warning (`BREAKWATER_DUPLICATE_POLICY_NAME`), once per registry and
+ * name. Every series carries the `labels` given; with `gobreakerAliases`, the
  * gobreaker-style `gobreaker_state{name}` and `gobreaker_calls_total{name,result}` are
  * kept for the breakers too. Several policies may be registered on one
  * registry: they share the metrics. The handle's `dispose()` unsubscribes,
@@ -165,6 +167,7 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
     },
   };
 
+  const named = claimNames(registry, policyNamesOf(target));
   const sub = watchFigures(target, sink, o.perKey);
   const limiters = limitersOf(target);
   const dropLimiters = limiters.length === 0 ? undefined : registerLimiterGauges(registry, p, ['policy', ...extra], (policy) => withConstant({ policy }), limiters);
@@ -173,7 +176,39 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
     for (const labels of stateSeries.values()) for (const name of STATE_NAMES) state.remove({ ...labels, state: name });
     for (const policy of stated) aliasState?.remove(withConstant({ name: policy }));
     for (const name of names) release(registry, name);
+    releaseNames(registry, named);
   });
+}
+
+// How many registrations on each registry publish each policy name: two policies of one name share every series, so
+// their figures add up as if they were one. Warned once per registry and name.
+const namesByRegistry = new WeakMap<Registry, { count: Map<string, number>; warned: Set<string> }>();
+
+function claimNames(registry: Registry, policyNames: readonly string[]): readonly string[] {
+  let book = namesByRegistry.get(registry);
+  if (book === undefined) namesByRegistry.set(registry, (book = { count: new Map(), warned: new Set() }));
+  for (const name of policyNames) {
+    const n = (book.count.get(name) ?? 0) + 1;
+    book.count.set(name, n);
+    if (n > 1 && !book.warned.has(name)) {
+      book.warned.add(name);
+      process.emitWarning(
+        `two policies named "${name}" publish on one prom-client registry: their figures are added together as one policy's. Give each policy its own name.`,
+        { code: 'BREAKWATER_DUPLICATE_POLICY_NAME' },
+      );
+    }
+  }
+  return policyNames;
+}
+
+function releaseNames(registry: Registry, policyNames: readonly string[]): void {
+  const book = namesByRegistry.get(registry);
+  if (book === undefined) return;
+  for (const name of policyNames) {
+    const n = (book.count.get(name) ?? 1) - 1;
+    if (n <= 0) book.count.delete(name);
+    else book.count.set(name, n);
+  }
 }
 
 /**

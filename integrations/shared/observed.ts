@@ -31,6 +31,11 @@ export function loose(event: PolicyEvent): LooseEvent {
   return event as unknown as LooseEvent;
 }
 
+/** The names of `target`'s policies (itself, or a pipeline's policies), in order, repeats kept. */
+export function policyNamesOf(target: Observed): string[] {
+  return (target.policies ?? [target]).map((p) => String((p as Observed | undefined)?.name ?? ''));
+}
+
 /** The breakers among `target` (itself, or a pipeline's policies): each with a name and a `state$`. */
 export function breakersOf(target: Observed): { name: string; state$: Observable<string> }[] {
   const members = target.policies ?? [target];

@@ -1,5 +1,5 @@
 import { Counter, register as globalRegistry, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../../lib/errors.js';
 import { EventSource } from '../../../lib/events.js';
 import { registerMetrics } from '../../../integrations/prometheus/index.js';
@@ -383,4 +383,35 @@ describe('registerMetrics (prometheus)', () => {
     registerMetrics(new TestBreaker(), { registry }).dispose();
     expect(await registry.getMetricsAsJSON()).toEqual([]);
   });
+
+  it('warns once when two policies of one name publish on one registry, and not after the first is disposed', () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    try {
+      const registry = new Registry();
+      const first = registerMetrics(new TestBreaker({ name: 'same' }), { registry });
+      expect(warn).not.toHaveBeenCalled();
+      const second = registerMetrics(new TestBreaker({ name: 'same' }), { registry });
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toContain('two policies named "same"');
+      expect(warn.mock.calls[0]![1]).toEqual({ code: 'BREAKWATER_DUPLICATE_POLICY_NAME' });
+      registerMetrics(new TestBreaker({ name: 'same' }), { registry: new Registry() }); // another registry: no clash
+      registerMetrics(new TestBreaker({ name: 'other' }), { registry });
+      expect(warn).toHaveBeenCalledTimes(1);
+      second.dispose();
+      first.dispose();
+      const third = registerMetrics(new TestBreaker({ name: 'same' }), { registry });
+      expect(warn).toHaveBeenCalledTimes(1); // alone again
+      registerMetrics(pipeOf('dup', 'dup'), { registry: new Registry() });
+      expect(warn).toHaveBeenCalledTimes(2); // two of one name in one pipeline
+      third.dispose();
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });
+
+/** A stand-in pipeline whose policies carry the given names. */
+function pipeOf(...names: string[]): { name: string; events$: EventSource['events$']; policies: { name: string; events$: EventSource['events$'] }[] } {
+  const source = new EventSource();
+  return { name: 'pipeline', events$: source.events$, policies: names.map((name) => ({ name, events$: source.events$ })) };
+}
