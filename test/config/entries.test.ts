@@ -6,21 +6,11 @@ import { fromConfig, isBrokenCircuitError, isConfigError, isRateLimitedError, ty
 import { TestClock } from '../../lib/testing.js';
 import { collect } from '../helpers/breakers.js';
 import { track } from '../helpers/track.js';
+import { issuesOf as configIssuesOf } from '../helpers/config-issues.js';
 
 const T0 = 1_700_000_000_000;
 
 const never = () => new Promise<never>(() => {});
-
-/** The issues of the ConfigError that `f` throws. */
-function configIssuesOf(f: () => unknown): { path: string; message: string }[] {
-  try {
-    f();
-  } catch (e) {
-    if (isConfigError(e)) return e.issues.map((i) => ({ path: i.path, message: i.message }));
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 function at0<P>(p: { pipeline: { policies: readonly unknown[] } }, i: number): P {
   return p.pipeline.policies[i] as P;

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fromConfig, isConfigError } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
+import { issuesOf } from '../../helpers/config-issues.js';
 
 const T0 = 1_700_000_000_000;
-
-/** The issues of the ConfigError that `f` throws. */
-function issuesOf(f: () => unknown): { path: string; message: string }[] {
-  try {
-    f();
-  } catch (e) {
-    if (isConfigError(e)) return e.issues.map((i) => ({ path: i.path, message: i.message }));
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('config/strategies/expand.ts: chains, defaults and error paths', () => {
   const names = (p: { pipeline: { policies: readonly { name: string }[] } }) => p.pipeline.policies.map((x) => x.name);

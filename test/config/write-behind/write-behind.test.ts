@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BrokenCircuitError, ConfigError, fromConfig, isConfigError, memoryWriteQueue, strategies, WriteBehind, type PolicyEvent } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
-
-/** The issues of the ConfigError that `f` throws. */
-function issuesOf(f: () => unknown): { path: string; message: string }[] {
-  try {
-    f();
-  } catch (e) {
-    if (isConfigError(e)) return e.issues.map((i) => ({ path: i.path, message: i.message }));
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { issuesOf } from '../../helpers/config-issues.js';
 
 const START = 1_700_000_000_000;
 const T0 = START;

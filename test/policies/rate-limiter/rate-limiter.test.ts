@@ -29,24 +29,9 @@ import {
 import { TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
 import { deferred, rejection, track } from '../../helpers/track.js';
+import { abortedContext, userPolicy } from '../../helpers/user-policy.js';
 
 const T0 = 1_700_000_000_000;
-
-function userPolicy(name: string, run: <R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined) => Promise<R>): Policy<never> {
-  const p: Policy<never> = {
-    name,
-    events$: EMPTY,
-    execute: <R>(op: Operation<R>, options?: ExecuteOptions) => executeWith(p, op, options, systemClock) as Promise<R>,
-    [RUN]: run,
-  };
-  return p;
-}
-
-function abortedContext(clock: TestClock, reason: unknown): ExecutionContext {
-  const ac = new AbortController();
-  ac.abort(reason);
-  return { signal: ac.signal, clock, deadline: undefined, attempt: 1, key: undefined, meta: {} } as ExecutionContext;
-}
 
 describe('rateLimiter: from the mutation analysis', () => {
   it('refuses with RateLimitedError carrying its name and retryAfterMs; the outcome carries that error', async () => {

@@ -6,16 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromConfig, isConfigError, retry, timeout } from '../../../api/index.js';
 import { formatPath } from '../../../lib/schemas.js';
-
-function issuesOf(f: () => unknown): { path: string; message: string }[] {
-  try {
-    f();
-  } catch (e) {
-    if (isConfigError(e)) return e.issues.map((i) => ({ path: i.path, message: i.message }));
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { issuesOf } from '../../helpers/config-issues.js';
 
 describe('lib/options.ts: paths and messages', () => {
   it('formats paths with dots between names and brackets around indexes', () => {

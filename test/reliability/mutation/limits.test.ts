@@ -39,28 +39,11 @@ import {
 import { TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
 import { deferred, rejection, track } from '../../helpers/track.js';
+import { abortedContext, userPolicy } from '../../helpers/user-policy.js';
 
 const T0 = 1_700_000_000_000;
 
-/** A user-written policy around `run` (README: policies may be written by hand over RUN and runNext). */
-function userPolicy(name: string, run: <R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined) => Promise<R>): Policy<never> {
-  const p: Policy<never> = {
-    name,
-    events$: EMPTY,
-    execute: <R>(op: Operation<R>, options?: ExecuteOptions) => executeWith(p, op, options, systemClock) as Promise<R>,
-    [RUN]: run,
-  };
-  return p;
-}
-
 const flush = () => new Promise((r) => setImmediate(r));
-
-/** A plain (user-made) context whose caller signal has already aborted with `reason`. */
-function abortedContext(clock: TestClock, reason: unknown): ExecutionContext {
-  const ac = new AbortController();
-  ac.abort(reason);
-  return { signal: ac.signal, clock, deadline: undefined, attempt: 1, key: undefined, meta: {} } as ExecutionContext;
-}
 
 describe('bulkhead: from the mutation analysis', () => {
   it('reports rejected with its reason and an outcome carrying the error and a zero duration', async () => {
