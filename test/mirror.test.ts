@@ -66,11 +66,7 @@ const PENDING: readonly string[] = [
   'policies/rate-limiter/events.ts',
   'policies/rate-limiter/numbers.ts',
   'policies/rate-limiter/options.ts',
-  'policies/retry/events.ts',
-  'policies/retry/options.ts',
   'policies/sre-breaker/options.ts',
-  'policies/timeout/events.ts',
-  'policies/timeout/options.ts',
   // config/: not reached yet
   'config/events.ts',
   'config/strategies/shapes.ts',
