@@ -55,7 +55,6 @@ const PENDING: readonly string[] = [
   'policies/idempotent/flight.ts',
   'policies/idempotent/options.ts',
   'policies/rate-limiter/algorithm.ts',
-  'policies/rate-limiter/events.ts',
   'policies/rate-limiter/numbers.ts',
   'policies/rate-limiter/options.ts',
   'policies/sre-breaker/options.ts',
