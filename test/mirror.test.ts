@@ -54,9 +54,6 @@ const PENDING: readonly string[] = [
   'policies/idempotent/events.ts',
   'policies/idempotent/flight.ts',
   'policies/idempotent/options.ts',
-  'policies/rate-limiter/algorithm.ts',
-  'policies/rate-limiter/numbers.ts',
-  'policies/rate-limiter/options.ts',
   'policies/sre-breaker/options.ts',
   // config/: not reached yet
   'config/events.ts',
