@@ -42,8 +42,6 @@ const PENDING: readonly string[] = [
   'policies/breaker/events.ts',
   'policies/cache/events.ts',
   'policies/cache/flight.ts',
-  'policies/cache/options.ts',
-  'policies/cache/store.ts',
   'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
   'policies/hedge/events.ts',
