@@ -40,8 +40,6 @@ const PENDING: readonly string[] = [
   'policies/breaker-registry/keyed.ts',
   'policies/breaker-registry/options.ts',
   'policies/breaker/events.ts',
-  'policies/cache/events.ts',
-  'policies/cache/flight.ts',
   'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
   'policies/hedge/events.ts',

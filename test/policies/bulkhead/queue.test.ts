@@ -104,8 +104,8 @@ describe('Slot', () => {
     const { o, log } = owner();
     const fails: ((e: Error) => void)[] = [];
     const slot = new Slot(o, () => new Promise<never>((_, no) => fails.push(no)), T0, undefined);
-    const first = slot.op(contextOf(undefined));
-    const second = slot.op(contextOf(undefined));
+    const first = Promise.resolve(slot.op(contextOf(undefined)));
+    const second = Promise.resolve(slot.op(contextOf(undefined)));
     first.then(undefined, () => {});
     second.then(undefined, () => {});
     slot.err(new Error('gave up'));
