@@ -42,9 +42,6 @@ const PENDING: readonly string[] = [
   'policies/breaker/events.ts',
   'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
-  'policies/idempotent/events.ts',
-  'policies/idempotent/flight.ts',
-  'policies/idempotent/options.ts',
   'policies/sre-breaker/options.ts',
   // config/: not reached yet
   'config/events.ts',
