@@ -803,16 +803,6 @@ describe('breakerRegistry (mutation)', () => {
     expect(random.draws).toBeGreaterThan(0);
   });
 
-  it('a keyed breaker over an existing registry shares its breakers', async () => {
-    const clock = new TestClock(START);
-    const r = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 1 }, clock });
-    const k = keyedBreaker((ctx) => ctx.key!, r);
-    expect(k.registry).toBe(r);
-    await expect(k.execute(() => Promise.reject(new Error('x')), { key: 't1' })).rejects.toThrow('x');
-    expect(r.peek('t1')!.state).toBe('open');
-    expect(k.get('t1')).toBe(r.peek('t1'));
-  });
-
   it('deleting the oldest, the newest and the only breaker keeps the order right', async () => {
     const clock = new TestClock(START);
     const r = breakerRegistry({ clock, random: scriptedRandom(), idleMs: 100 });
