@@ -37,8 +37,6 @@ const PENDING: readonly string[] = [
   'policies/adaptive-limiter/call.ts',
   'policies/adaptive-limiter/events.ts',
   'policies/adaptive-limiter/options.ts',
-  'policies/breaker-registry/options.ts',
-  'policies/breaker/events.ts',
   'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
   'policies/sre-breaker/options.ts',
