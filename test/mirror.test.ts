@@ -39,7 +39,6 @@ const PENDING: readonly string[] = [
   'policies/adaptive-limiter/options.ts',
   'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
-  'policies/sre-breaker/options.ts',
   // config/: not reached yet
   'config/events.ts',
   'config/strategies/shapes.ts',
