@@ -33,7 +33,6 @@ const PENDING: readonly string[] = [
   'policies/sre-breaker/schema.ts',
   'policies/timeout/schema.ts',
   // policies/: tests still organized by policy, or in test/reliability/mutation*; to move next
-  'policies/adaptive-breaker/options.ts',
   'policies/adaptive-limiter/call.ts',
   'policies/adaptive-limiter/events.ts',
   'policies/adaptive-limiter/options.ts',
