@@ -35,7 +35,6 @@ const PENDING: readonly string[] = [
   // policies/: tests still organized by policy, or in test/reliability/mutation*; to move next
   'policies/adaptive-limiter/call.ts',
   'policies/adaptive-limiter/events.ts',
-  'policies/adaptive-limiter/options.ts',
   'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
   // config/: not reached yet
