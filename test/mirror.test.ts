@@ -32,9 +32,7 @@ const PENDING: readonly string[] = [
   'policies/retry/schema.ts',
   'policies/sre-breaker/schema.ts',
   'policies/timeout/schema.ts',
-  // policies/: tests still organized by policy, or in test/reliability/mutation*; to move next
-  'policies/adaptive-limiter/call.ts',
-  'policies/adaptive-limiter/events.ts',
+  // policies/circuit-breaker: its options and trip rules, tested in test/policies/circuit-breaker/*.test.ts; to move next
   'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
   // config/: not reached yet
