@@ -48,10 +48,6 @@ const PENDING: readonly string[] = [
   'integrations/prometheus/limiters.ts',
   'integrations/prometheus/options.ts',
   'integrations/redis/lua.ts',
-  'integrations/shared/figures.ts',
-  'integrations/shared/observed.ts',
-  'integrations/shared/permit.ts',
-  'integrations/shared/policy-source.ts',
 ];
 
 /** Every module of the product: a `.ts` file under the layers, barrels (`index.ts`) aside. */
