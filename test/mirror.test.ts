@@ -32,14 +32,15 @@ const PENDING: readonly string[] = [
   'policies/retry/schema.ts',
   'policies/sre-breaker/schema.ts',
   'policies/timeout/schema.ts',
-  // policies/circuit-breaker: its options and trip rules, tested in test/policies/circuit-breaker/*.test.ts; to move next
+  // policies/circuit-breaker: its options and trip rules, tested through circuitBreaker() (test/policies/breaker/options.test.ts,
+  // test/policies/circuit-breaker/); their own files come next
   'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
   // config/: not reached yet
   'config/events.ts',
   'config/strategies/shapes.ts',
   'config/write-behind/events.ts',
-  // integrations/: tested through their entry points (test/integrations/<name>/*.test.ts), not yet module by module
+  // integrations/otel: its options, tested through registerOtelMetrics (test/integrations/otel/metrics.test.ts); its own file comes next
   'integrations/otel/options.ts',
 ];
 
