@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { hedge } from '../../../policies/hedge/index.js';
+import { after } from '../../helpers/track.js';
 
 const T0 = 1_700_000_000_000;
+
+function recording(source: { events$: { subscribe(f: (e: PolicyEvent) => void): unknown } }): PolicyEvent[] {
+  const events: PolicyEvent[] = [];
+  source.events$.subscribe((e) => events.push(e));
+  return events;
+}
 
 function own(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
   const seen: PolicyEvent[] = [];
@@ -50,5 +57,25 @@ describe('hedge events', () => {
     const boom = new Error('boom');
     await expect(h.execute(() => Promise.reject(boom))).rejects.toBe(boom);
     expect(seen).toEqual([{ type: 'hedged', policy: 'hedge', attempt: 2, delayMs: 0 }]);
+  });
+
+  it('reports every event in full: hedged by timer and by failure, won, outcome', async () => {
+    const clock = new TestClock(T0);
+    const h = hedge({ delayMs: 100, maxHedged: 2, clock, name: 'replicas' });
+    const events = recording(h);
+    const r = h.execute((ctx) => {
+      if (ctx.attempt === 1) return after(clock, 1_000, 'slow', ctx);
+      if (ctx.attempt === 2) return after(clock, 10, 0, ctx).then(() => Promise.reject(new Error('x')));
+      return after(clock, 30, 'third', ctx);
+    });
+    await clock.advance(140);
+    await expect(r).resolves.toBe('third');
+    expect(events).toEqual([
+      { type: 'hedged', policy: 'replicas', attempt: 2, delayMs: 100 },
+      { type: 'hedged', policy: 'replicas', attempt: 3, delayMs: 0 },
+      { type: 'won', policy: 'replicas', attempt: 3 },
+      { type: 'outcome', policy: 'replicas', result: 'success', durationMs: 140, error: undefined },
+    ]);
+    expect(clock.pendingTimers).toBe(0);
   });
 });
