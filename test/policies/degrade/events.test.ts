@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { decisionTree, degrade } from '../../../policies/degrade/index.js';
+import { collect } from '../../helpers/breakers.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -36,10 +37,36 @@ describe('DegradedEvent', () => {
     expect(seenSick).toEqual([{ type: 'degraded', policy: 'degrade', action: 'serveFromCache', signals: { qps: 150, cpu: 0, health: 0.5 } }]);
   });
 
-  it('no event when the decision lets the call through', async () => {
-    const d = degrade({ when: () => false, to: () => 'cached', signals: { cpu: 0 }, clock: new TestClock(T0) });
-    const seen = degraded(d);
-    expect(await d.execute(() => Promise.resolve('live'))).toBe('live');
-    expect(seen).toEqual([]);
+  it('emits degraded and outcome events with every field, durationMs on the clock', async () => {
+    const clock = new TestClock(T0);
+    const d = degrade({
+      when: (s) => s.cpu! > 0.5,
+      signals: { cpu: () => 0.75, qps: 42, health: 0.5, depth: 7 },
+      to: () => new Promise<string>((resolve) => clock.setTimeout(() => resolve('cached'), 30)),
+      clock,
+    });
+    const events = collect(d);
+    const p = d.execute(() => 'real');
+    await clock.advance(30);
+    expect(await p).toBe('cached');
+    expect(events).toEqual([
+      { type: 'degraded', policy: 'degrade', action: 'custom', signals: { qps: 42, cpu: 0.75, health: 0.5, depth: 7 } },
+      { type: 'outcome', policy: 'degrade', result: 'fallback', durationMs: 30 },
+    ]);
+  });
+
+  it('a call it lets through emits no degraded event and reaches the operation', async () => {
+    const clock = new TestClock(T0);
+    const d = degrade({ when: decisionTree(), signals: { cpu: 0.99, qps: 6_000 }, to: () => 'cached', clock, name: 'x' });
+    const events = collect(d);
+    // qps 6000 and cpu 0.99: shed; now cool the same policy down through a tree with higher thresholds
+    expect(await d.execute(() => 'real')).toBe('cached');
+    expect(events.filter((e) => e.type === 'degraded')).toEqual([
+      { type: 'degraded', policy: 'x', action: 'shedNonCore', signals: { qps: 6_000, cpu: 0.99, health: 1 } },
+    ]);
+    (d.decision as ReturnType<typeof decisionTree>).setThresholds({ qpsHigh: 10_000, qpsMid: 9_000 });
+    events.length = 0;
+    expect(await d.execute(() => 'real')).toBe('real');
+    expect(events.filter((e) => e.type === 'degraded')).toEqual([]);
   });
 });

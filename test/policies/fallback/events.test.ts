@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { fallback, fallbackChain } from '../../../policies/fallback/index.js';
+import { policy } from '../../../api/index.js';
+import { collect } from '../../helpers/breakers.js';
+import { track } from '../../helpers/track.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -14,38 +17,38 @@ function own(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEven
 }
 
 describe('fallback events', () => {
-  it('fallback: the index of the handler that answered and the error it answered', async () => {
+  it('reports the handler index, the failure and the duration when a handler answers', async () => {
     const clock = new TestClock(T0);
-    const boom = new Error('boom');
-    const single = fallback(() => 'cached', { clock, name: 'f' });
-    const a = own(single);
-    expect(await single.execute(() => Promise.reject(boom))).toBe('cached');
-    expect(a).toEqual([{ type: 'fallback', policy: 'f', handler: 0, error: boom }]);
-
-    const chain = fallbackChain(
+    const f = fallbackChain(
       () => {
-        throw new Error('first');
+        throw new Error('h0');
       },
-      () => 'second',
+      () => 'h1',
     );
-    const b = own(chain);
-    expect(await chain.execute(() => Promise.reject(boom))).toBe('second');
-    expect(b).toEqual([{ type: 'fallback', policy: 'fallbackChain', handler: 1, error: boom }]);
+    const events = collect(f);
+    const failure = new Error('down');
+    const p = policy({ clock })
+      .use(f)
+      .execute(() => new Promise((_, reject) => clock.setTimeout(() => reject(failure), 12)));
+    const t = track(p, clock);
+    await clock.advance(12);
+    expect(await t.settled).toMatchObject({ ok: true, value: 'h1' });
+    expect(events).toEqual([
+      { type: 'fallback', policy: 'fallbackChain', handler: 1, error: failure },
+      { type: 'outcome', policy: 'fallbackChain', result: 'fallback', durationMs: 12, error: failure },
+    ]);
   });
 
-  it('fallbackFailed: the error being answered and what each handler threw, in order; the original error is rethrown', async () => {
-    const boom = new Error('boom');
-    const e1 = new Error('h1');
-    const e2 = new Error('h2');
-    const chain = fallbackChain(
-      () => Promise.reject(e1),
-      () => {
-        throw e2;
-      },
-    );
-    const seen = own(chain);
-    await expect(chain.execute(() => Promise.reject(boom))).rejects.toBe(boom);
-    expect(seen).toEqual([{ type: 'fallbackFailed', policy: 'fallbackChain', error: boom, handlerErrors: [e1, e2] }]);
+  it('when every handler fails reports fallbackFailed and a failure outcome carrying the original', async () => {
+    const clock = new TestClock(T0);
+    const f = fallback(() => Promise.reject(new Error('h')));
+    const events = collect(f);
+    const original = new Error('original');
+    await expect(policy({ clock }).use(f).execute(() => Promise.reject(original))).rejects.toBe(original);
+    expect(events).toEqual([
+      { type: 'fallbackFailed', policy: 'fallback', error: original, handlerErrors: [new Error('h')] },
+      { type: 'outcome', policy: 'fallback', result: 'failure', durationMs: 0, error: original },
+    ]);
   });
 
   it('neither is emitted for a success or an error the fallback does not handle', async () => {
