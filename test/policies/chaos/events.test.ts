@@ -5,6 +5,12 @@ import { chaos } from '../../../policies/chaos/index.js';
 
 const T0 = 1_700_000_000_000;
 
+function recording(source: { events$: { subscribe(f: (e: PolicyEvent) => void): unknown } }): PolicyEvent[] {
+  const events: PolicyEvent[] = [];
+  source.events$.subscribe((e) => events.push(e));
+  return events;
+}
+
 function injected(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
   const seen: PolicyEvent[] = [];
   p.events$.subscribe((e) => {
@@ -14,19 +20,21 @@ function injected(p: { events$: import('rxjs').Observable<PolicyEvent> }): Polic
 }
 
 describe('InjectedEvent', () => {
-  it('kind latency carries the delay; kind fault follows it on the same call', async () => {
+  it('reports the injected latency and the whole duration; the fault value is thrown as it is', async () => {
     const clock = new TestClock(T0);
     const fault = new Error('injected');
-    const c = chaos({ latency: 30, fault, injectionRate: 1, clock, name: 'monkey' });
-    const seen = injected(c);
-    const run = c.execute(() => Promise.resolve('real')).catch((e: unknown) => e);
-    await clock.advance(30);
-    expect(await run).toBe(fault);
-    expect(seen).toEqual([
-      { type: 'injected', policy: 'monkey', kind: 'latency', delayMs: 30 },
-      { type: 'injected', policy: 'monkey', kind: 'fault' },
+    const c = chaos({ latency: (ctx) => (ctx.key === 'slow' ? 200 : 20), fault, injectionRate: 1, clock, name: 'monkey' });
+    const events = recording(c);
+    const r = c.execute(() => 1, { key: 'slow' });
+    const check = expect(r).rejects.toBe(fault);
+    await clock.advance(200);
+    await check;
+    expect(events).toEqual([
+      { type: 'injected', policy: 'monkey', kind: 'latency', delayMs: 200 },
+      { type: 'injected', policy: 'monkey', kind: 'fault', delayMs: undefined },
+      { type: 'outcome', policy: 'monkey', result: 'failure', durationMs: 200, error: fault },
     ]);
-    expect(seen[1]).not.toHaveProperty('delayMs', expect.any(Number));
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it('kind result: the substitute answers and no delay is reported', async () => {

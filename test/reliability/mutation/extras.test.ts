@@ -634,23 +634,6 @@ describe('chaos (mutation)', () => {
     expect(random.draws).toBe(0);
   });
 
-  it('reports the injected latency and the whole duration; the fault value is thrown as it is', async () => {
-    const clock = new TestClock(START);
-    const fault = new Error('injected');
-    const c = chaos({ latency: (ctx) => (ctx.key === 'slow' ? 200 : 20), fault, injectionRate: 1, clock, name: 'monkey' });
-    const events = recording(c);
-    const r = c.execute(() => 1, { key: 'slow' });
-    const check = expect(r).rejects.toBe(fault);
-    await clock.advance(200);
-    await check;
-    expect(events).toEqual([
-      { type: 'injected', policy: 'monkey', kind: 'latency', delayMs: 200 },
-      { type: 'injected', policy: 'monkey', kind: 'fault', delayMs: undefined },
-      { type: 'outcome', policy: 'monkey', result: 'failure', durationMs: 200, error: fault },
-    ]);
-    expect(clock.pendingTimers).toBe(0);
-  });
-
   it('a latency function that throws, returns a negative, NaN or a non-number adds no latency', async () => {
     const clock = new TestClock(START);
     const bad: ((ctx: ExecutionContext) => number)[] = [
