@@ -2,7 +2,7 @@
 // schema itself (zod's own conversion, never written by hand).
 import { writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { PipelineConfigSchema } from '../dist/index.js';
+import { PipelineConfigSchema } from '../dist/config.js';
 
 const schema = z.toJSONSchema(PipelineConfigSchema, { io: 'input', unrepresentable: 'throw' });
 schema.title = 'breakwater pipeline config';
