@@ -17,6 +17,7 @@ export default defineConfig([
     ...shared,
     entry: {
       index: 'api/index.ts',
+      config: 'api/config.ts',
       testing: 'lib/testing.ts',
       sla: 'lib/sla.ts',
       redis: 'integrations/redis/index.ts',

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
 import { parse } from 'yaml';
-import { fromConfig } from 'breakwater';
+import { fromConfig } from 'breakwater/config';
 
 const dir = mkdtempSync(join(tmpdir(), 'breakwater-example-'));
 const file = join(dir, 'pipeline.yaml');

@@ -3,9 +3,16 @@ import { isBackoff, type Backoff, type BackoffFunction } from '../../policies/re
 import { isRetryBudget, type RetryBudget } from '../../policies/retry/budget.js';
 import type { AdaptiveLimiterOptions } from '../../policies/adaptive-limiter/index.js';
 import type { Clock } from '../../lib/clock.js';
-import { strategyPipeline, type ConfigPipeline, type RetryObjects } from '../from-config.js';
+import { ConfigError } from '../../lib/errors.js';
+import { checkOptions } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
-import { strategySchemas } from './schemas.js';
+import type { EntryConfig } from '../entries.js';
+import { ConfigPipeline, type Parsed } from '../pipeline.js';
+import type { Handlers } from '../resolve.js';
+import { expand } from './expand.js';
+import { strategyRules } from './rules.js';
+import type { strategySchemas } from './schemas.js';
+import type { StrategyConfig } from './shapes.js';
 import { writeBehind, type WriteBehind, type WriteBehindOptions } from '../write-behind/write-behind.js';
 
 /** What every strategy function accepts besides its own options. */
@@ -63,14 +70,20 @@ function lift(value: unknown, handlers: Record<string, unknown>): unknown {
   return value;
 }
 
+/** Objects a strategy's code form passes to its retry policy as they are: they cannot be data. */
+interface RetryObjects {
+  readonly backoff?: Backoff | BackoffFunction;
+  readonly budget?: RetryBudget;
+}
+
 /**
  * Takes out of `options` a backoff or a retry budget given as an object (or
  * a backoff function), for a strategy that has the option: the built retry
  * uses it as it is, so one budget object shared by several pipelines is one
- * budget. Their data form stays in `options`, for the schema.
+ * budget. Their data form stays in `options`, for the rules.
  */
 function retryObjects(strategy: keyof typeof strategySchemas, options: Record<string, unknown>): RetryObjects {
-  const shape = strategySchemas[strategy].shape as Record<string, unknown>;
+  const shape = strategyRules[strategy].shape as Record<string, unknown>;
   const { backoff, budget } = options;
   const objects: { backoff?: Backoff | BackoffFunction; budget?: RetryBudget } = {};
   if ('backoff' in shape && (isBackoff(backoff) || typeof backoff === 'function')) {
@@ -84,14 +97,36 @@ function retryObjects(strategy: keyof typeof strategySchemas, options: Record<st
   return objects;
 }
 
+/**
+ * A strategy's data checked by its plain rules (a `ConfigError` lists every
+ * problem) and written out as its policy entries, each retry entry taking
+ * `objects` in place of its data form. The policies check their own options
+ * when built, each refusal reported under the strategy option it came from.
+ */
+function parseStrategy(config: unknown, objects: RetryObjects = {}): Parsed {
+  const strategy = (config as { strategy?: unknown } | null)?.strategy;
+  const rule = typeof strategy === 'string' && Object.hasOwn(strategyRules, strategy) ? strategyRules[strategy as keyof typeof strategyRules] : undefined;
+  if (rule === undefined) throw new ConfigError('config', [{ path: 'strategy', message: `expected one of ${Object.keys(strategyRules).join(', ')}` }]);
+  const data = checkOptions<unknown>(rule, config, 'config') as StrategyConfig;
+  const expansion = expand(data);
+  return {
+    name: data.name,
+    strategy: data.strategy,
+    entries: expansion.entries.map(({ entry }) => (entry.type === 'retry' ? { ...entry, ...objects } : entry) as EntryConfig),
+    paths: expansion.entries.map((x) => x.source),
+    extra: expansion.handlers,
+    bind: expansion.bind,
+  };
+}
+
 function make<T>(strategy: keyof typeof strategySchemas, options: object): ConfigPipeline<T> {
   const { clock, random, ...rest } = options as Record<string, unknown> & StrategyEnv;
   const objects = retryObjects(strategy, rest);
-  const handlers: Record<string, unknown> = {};
-  const data = lift(rest, handlers) as Record<string, unknown>;
+  const handlers: Handlers = {};
+  const data = lift(rest, handlers as Record<string, unknown>) as Record<string, unknown>;
   // `defaultValue` is data even when it is an object: keep it as given.
   if ('defaultValue' in rest) data.defaultValue = rest.defaultValue;
-  return strategyPipeline<T>({ strategy, ...data }, handlers, objects, { clock, random });
+  return new ConfigPipeline<T>(parseStrategy({ strategy, ...data }, objects), handlers, { clock, random }, (config) => parseStrategy(config));
 }
 
 /**

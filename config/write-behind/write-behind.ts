@@ -1,47 +1,16 @@
 import { merge, type Observable } from 'rxjs';
-import { z } from 'zod';
 import { adaptiveBreaker, type AdaptiveBreakerPolicy } from '../../policies/adaptive-breaker/index.js';
 import { timeout } from '../../policies/timeout/index.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { isBrokenCircuitError } from '../../lib/errors.js';
 import { EventSource, type PolicyEvent } from '../../lib/events.js';
-import { clockSchema, fnSchema, intAtLeast, nameSchema, parseOptions, positiveMs, randomSchema } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { pipe, type Pipeline } from '../../lib/pipe.js';
 import type { ExecutionContext } from '../../lib/policy.js';
-import { isWriteQueue, memoryWriteQueue, type QueuedWrite, type WriteQueue } from './queue.js';
+import { memoryWriteQueue, type QueuedWrite, type WriteQueue } from './queue.js';
+import { writeBehindOptions, type Deliver, type ResolvedWriteBehindOptions, type WriteBehindOptions } from './options.js';
 
-/** Delivers one payload for real; `ctx.key` is the write's id, for idempotency at the target. */
-export type Deliver<P> = (payload: P, ctx: ExecutionContext) => unknown;
-
-/** The zod schema of {@link writeBehind}'s options. */
-export const WriteBehindOptionsSchema = z
-  .object({
-    /** Delivers a payload (a named function, so queued payloads can be replayed after a restart). */
-    deliver: fnSchema<Deliver<unknown>>(),
-    /** Ordering key of a payload; writes of one key are delivered in order. @defaultValue one key for all writes */
-    keyOf: fnSchema<(payload: unknown) => string>().optional(),
-    /** Where undelivered writes wait. @defaultValue `memoryWriteQueue()` (this process only) */
-    store: z.custom<WriteQueue>(isWriteQueue, { message: 'expected a WriteQueue (push, peek, ack)' }).optional(),
-    /** Timeout of each delivery. @defaultValue 1_000 */
-    timeoutMs: positiveMs.default(1_000),
-    /** How often the replayer retries the queue while it is not empty. @defaultValue 1_000 */
-    replayIntervalMs: positiveMs.default(1_000),
-    /** Writes replayed per round. @defaultValue 100 */
-    batch: intAtLeast(1).default(100),
-    /** Options of the breaker in front of `deliver` (the default breaker's). */
-    breaker: z.record(z.string(), z.unknown()).optional(),
-    /** @defaultValue `'writeBehind'` */
-    name: nameSchema.default('writeBehind'),
-    clock: clockSchema.optional(),
-    random: randomSchema.optional(),
-  })
-  .strict();
-
-/** Options of {@link writeBehind}. */
-export type WriteBehindOptions<P> = Omit<z.input<typeof WriteBehindOptionsSchema>, 'deliver' | 'keyOf'> & {
-  deliver: Deliver<P>;
-  keyOf?: (payload: P) => string;
-};
+export type { Deliver, WriteBehindOptions } from './options.js';
 
 /** What {@link WriteBehind.write} reports: delivered now, or safely queued for the replayer. */
 export type WriteResult = { readonly status: 'delivered'; readonly id: string } | { readonly status: 'queued'; readonly id: string };
@@ -65,7 +34,7 @@ export class WriteBehind<P = unknown> {
   /** Every event: the pipeline's, plus `writeQueued` and `replayed`. */
   readonly events$: Observable<PolicyEvent>;
   private readonly events = new EventSource();
-  private readonly o: z.output<typeof WriteBehindOptionsSchema>;
+  private readonly o: ResolvedWriteBehindOptions;
   private readonly store: WriteQueue;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -78,7 +47,7 @@ export class WriteBehind<P = unknown> {
   private closed = false;
 
   constructor(options: WriteBehindOptions<P>) {
-    this.o = parseOptions(WriteBehindOptionsSchema, options, 'writeBehind');
+    this.o = checkOptions(writeBehindOptions, options, 'writeBehind');
     this.name = this.o.name;
     this.clock = this.o.clock ?? systemClock;
     this.random = this.o.random ?? Math.random;

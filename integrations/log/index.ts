@@ -1,3 +1,3 @@
 export { logEvents, type EventLogger } from './log-events.js';
-export { LogEventsOptionsSchema, type LogEventsOptions } from './options.js';
+export type { LogEventsOptions } from './options.js';
 export type { LogLevel } from './lines.js';

@@ -1,9 +1,9 @@
 import { systemClock, type Clock, type TimerHandle } from '../../lib/clock.js';
-import { parseOptions } from '../../lib/schemas.js';
+import { checkOptions } from '../../lib/options.js';
 import { handleOf, type WatchHandle } from '../shared/handle.js';
 import { loose, PolicyNames, type LooseEvent, type Observed } from '../shared/observed.js';
 import { isLogged, lineFor } from './lines.js';
-import { LogEventsOptionsSchema, type LogEventsOptions } from './options.js';
+import { logEventsOptions, type LogEventsOptions } from './options.js';
 
 /**
  * The logger {@link logEvents} writes to: pino's signature (`logger.warn(obj, msg)`),
@@ -41,7 +41,7 @@ interface Throttle {
  * ```
  */
 export function logEvents(target: Observed, logger: EventLogger, options: LogEventsOptions = {}): WatchHandle {
-  const o = parseOptions(LogEventsOptionsSchema, options, 'logEvents');
+  const o = checkOptions(logEventsOptions, options, 'logEvents');
   const clock: Clock = o.clock ?? systemClock;
   const every = o.rateLimitMs;
   const throttles = new Map<string, Throttle>();

@@ -1,20 +1,5 @@
-import { z } from 'zod';
-import { clockSchema, nonNegativeMs } from '../../lib/schemas.js';
-
-/** Options of {@link logEvents}. */
-export const LogEventsOptionsSchema = z
-  .object({
-    /**
-     * At most one line per policy and kind of event in this many milliseconds; the
-     * rest are counted, and the last of them is logged when the interval ends,
-     * with `suppressed` saying how many were not. 0 logs every event.
-     * @defaultValue 1000
-     */
-    rateLimitMs: nonNegativeMs.default(1_000),
-    /** @defaultValue the system clock */
-    clock: clockSchema.optional(),
-  })
-  .strict();
+import type { Clock } from '../../lib/clock.js';
+import { clock, nonNegativeMs, object, optional, withDefault } from '../../lib/options.js';
 
 /**
  * Options of {@link logEvents}.
@@ -23,4 +8,20 @@ export const LogEventsOptionsSchema = z
  * logEvents(pipeline, pino(), { rateLimitMs: 5_000 });
  * ```
  */
-export type LogEventsOptions = z.input<typeof LogEventsOptionsSchema>;
+export interface LogEventsOptions {
+  /**
+   * At most one line per policy and kind of event in this many milliseconds; the
+   * rest are counted, and the last of them is logged when the interval ends,
+   * with `suppressed` saying how many were not. 0 logs every event.
+   * @defaultValue 1000
+   */
+  rateLimitMs?: number | undefined;
+  /** @defaultValue the system clock */
+  clock?: Clock | undefined;
+}
+
+/** The rules of {@link LogEventsOptions} (`LogEventsOptionsSchema` in `breakwater/config` says the same). */
+export const logEventsOptions = object({
+  rateLimitMs: withDefault(nonNegativeMs, 1_000),
+  clock: optional(clock),
+});

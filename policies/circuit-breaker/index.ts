@@ -14,7 +14,7 @@ export type {
   CircuitBreakerStrategy,
   ResolvedCircuitBreakerOptions,
 } from './options.js';
-export { meets, dynamicThreshold, RATIO_TOLERANCE } from './trips.js';
+export { dynamicThreshold } from './trips.js';
 
 /** @deprecated Renamed {@link CircuitBreakerPolicy}; this alias goes in the next major version. */
 export const CircuitBreaker = CircuitBreakerPolicy;

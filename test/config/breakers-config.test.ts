@@ -1,6 +1,7 @@
 import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { CircuitBreakerPolicy, ConfigError, fromConfig, KeyedBreakerPolicy, SreBreakerPolicy, type PolicyEvent } from '../../api/index.js';
+import { CircuitBreakerPolicy, ConfigError, KeyedBreakerPolicy, SreBreakerPolicy, type PolicyEvent } from '../../api/index.js';
+import { fromConfig } from '../../api/config.js';
 import { TestClock } from '../../lib/testing.js';
 
 const START = 1_700_000_000_000;

@@ -1,7 +1,8 @@
 import { BehaviorSubject, concat, map, of, ReplaySubject, Subject, throwError } from 'rxjs';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it, vi } from 'vitest';
-import { AdaptiveLimiterPolicy, ConfigError, fallback, fromConfig, memoryCacheStore, memoryStore, pipe, timeout, TimeoutError, type PolicyEvent } from '../../api/index.js';
+import { AdaptiveLimiterPolicy, ConfigError, fallback, memoryCacheStore, memoryStore, pipe, timeout, TimeoutError, type PolicyEvent } from '../../api/index.js';
+import { fromConfig } from '../../api/config.js';
 import { TestClock } from '../../lib/testing.js';
 import { rejection, track } from '../helpers/track.js';
 import { collect } from '../helpers/breakers.js';

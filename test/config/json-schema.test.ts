@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { PipelineConfigSchema } from '../../api/index.js';
+import { PipelineConfigSchema } from '../../api/config.js';
 
 const schema = JSON.parse(readFileSync(new URL('../../dist/schema.json', import.meta.url), 'utf8'));
 const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { circuitBreaker, ConfigError, fromConfig, PipelineConfigSchema } from '../../api/index.js';
+import { circuitBreaker, ConfigError } from '../../api/index.js';
+import { fromConfig, PipelineConfigSchema } from '../../api/config.js';
 import { toConfigIssues } from '../../lib/schemas.js';
 
 const handlers = { f: () => new Error('injected'), r: () => 'substitute', key: () => 'k', deliver: async () => undefined };

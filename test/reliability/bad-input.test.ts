@@ -1,38 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  adaptiveLimiter,
-  breakerRegistry,
-  bulkhead,
-  cache,
-  chaos,
-  circuitBreaker,
-  ConfigError,
-  constant,
-  decisionTree,
-  degrade,
-  exponential,
-  fallback,
-  fallbackChain,
-  fromConfig,
-  hedge,
-  idempotent,
-  keyedBreaker,
-  leakyBucket,
-  linear,
-  loadShedder,
-  memoryCacheStore,
-  memoryStore,
-  policy,
-  rateLimiter,
-  retry,
-  slidingWindow,
-  sloBudget,
-  sreBreaker,
-  timeout,
-  TimeoutError,
-  tokenBucket,
-  tokenBudget,
-} from '../../api/index.js';
+import { adaptiveLimiter, breakerRegistry, bulkhead, cache, chaos, circuitBreaker, ConfigError, constant, decisionTree, degrade, exponential, fallback, fallbackChain, hedge, idempotent, keyedBreaker, leakyBucket, linear, loadShedder, memoryCacheStore, memoryStore, policy, rateLimiter, retry, slidingWindow, sloBudget, sreBreaker, timeout, TimeoutError, tokenBucket, tokenBudget } from '../../api/index.js';
+import { fromConfig } from '../../api/config.js';
 import { TestClock } from '../../lib/testing.js';
 import { pipelines, type SoakPipeline } from './soak.js';
 

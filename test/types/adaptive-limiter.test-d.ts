@@ -1,24 +1,7 @@
 import { expectAssignable, expectError, expectType } from 'tsd';
 import type { z } from 'zod';
-import {
-  adaptiveLimiter,
-  AdaptiveLimiterOptionsSchema,
-  fallback,
-  isConcurrencyLimitedError,
-  pipe,
-  policy,
-  retry,
-  strategies,
-  timeout,
-  type AdaptiveLimiterOptions,
-  type AdaptiveLimiterPolicy,
-  type AdaptiveLimiterStats,
-  type ConcurrencyLimitedError,
-  type LimitChangeReason,
-  type LimiterPermit,
-  type Policy,
-  type PolicyEvent,
-} from '../../dist/index.js';
+import { adaptiveLimiter, fallback, isConcurrencyLimitedError, pipe, policy, retry, strategies, timeout, type AdaptiveLimiterOptions, type AdaptiveLimiterPolicy, type AdaptiveLimiterStats, type ConcurrencyLimitedError, type LimitChangeReason, type LimiterPermit, type Policy, type PolicyEvent } from '../../dist/index.js';
+import { AdaptiveLimiterOptionsSchema } from '../../dist/config.js';
 import type { PermitSource } from '../../dist/http.js';
 
 interface User {

@@ -1,29 +1,7 @@
 import { expectAssignable, expectError, expectNotAssignable, expectType } from 'tsd';
 import type { z } from 'zod';
-import {
-  adaptiveBreaker,
-  breaker,
-  breakerRegistry,
-  circuitBreaker,
-  fallback,
-  keyedBreaker,
-  pipe,
-  policy,
-  retry,
-  sreBreaker,
-  timeout,
-  type AdaptiveBreakerOptions,
-  type AdaptiveBreakerOptionsSchema,
-  type AdaptiveBreakerPolicy,
-  type BreakerRegistry,
-  type BreakerState,
-  type CircuitBreakerPolicy,
-  type ExecutionContext,
-  type BreakerPermit,
-  type Policy,
-  type PolicyEvent,
-  type SreBreakerPolicy,
-} from '../../dist/index.js';
+import { adaptiveBreaker, breaker, breakerRegistry, circuitBreaker, fallback, keyedBreaker, pipe, policy, retry, sreBreaker, timeout, type AdaptiveBreakerOptions, type AdaptiveBreakerPolicy, type BreakerRegistry, type BreakerState, type CircuitBreakerPolicy, type ExecutionContext, type BreakerPermit, type Policy, type PolicyEvent, type SreBreakerPolicy } from '../../dist/index.js';
+import { type AdaptiveBreakerOptionsSchema } from '../../dist/config.js';
 
 interface User {
   id: string;

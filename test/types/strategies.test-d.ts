@@ -1,5 +1,6 @@
 import { expectError, expectType } from 'tsd';
-import { constant, exponential, fromConfig, sloBudget, strategies, tokenBudget, type ExecutionContext } from '../../dist/index.js';
+import { constant, exponential, sloBudget, strategies, tokenBudget, type ExecutionContext } from '../../dist/index.js';
+import { fromConfig } from '../../dist/config.js';
 
 interface User {
   id: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, fromConfig, PipelineConfigSchema, strategies } from '../../../api/index.js';
+import { ConfigError, strategies } from '../../../api/index.js';
+import { fromConfig, PipelineConfigSchema } from '../../../api/config.js';
 import { TestClock } from '../../../lib/testing.js';
 
 const START = 1_700_000_000_000;

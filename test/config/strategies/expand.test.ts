@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fromConfig, isConfigError } from '../../../api/index.js';
+import { isConfigError } from '../../../api/index.js';
+import { fromConfig } from '../../../api/config.js';
 import { TestClock } from '../../../lib/testing.js';
 import { issuesOf } from '../../helpers/config-issues.js';
 

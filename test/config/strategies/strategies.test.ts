@@ -1,6 +1,7 @@
 import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { AdaptiveLimiterPolicy, ConfigError, constant, exponential, fromConfig, PipelineConfigSchema, RetryPolicy, strategies, TimeoutPolicy, tokenBudget, type RetryBudget } from '../../../api/index.js';
+import { AdaptiveLimiterPolicy, ConfigError, constant, exponential, RetryPolicy, strategies, TimeoutPolicy, tokenBudget, type RetryBudget } from '../../../api/index.js';
+import { fromConfig, PipelineConfigSchema } from '../../../api/config.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
 import { track } from '../../helpers/track.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BrokenCircuitError, ConfigError, fromConfig, isConfigError, memoryWriteQueue, strategies, WriteBehind, type PolicyEvent } from '../../../api/index.js';
+import { BrokenCircuitError, ConfigError, isConfigError, memoryWriteQueue, strategies, WriteBehind, type PolicyEvent } from '../../../api/index.js';
+import { fromConfig } from '../../../api/config.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
 import { issuesOf } from '../../helpers/config-issues.js';

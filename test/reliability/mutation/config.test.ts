@@ -4,7 +4,8 @@
  * file moved to the test files of the modules they test.)
  */
 import { describe, expect, it } from 'vitest';
-import { fromConfig, isConfigError, retry, timeout } from '../../../api/index.js';
+import { isConfigError, retry, timeout } from '../../../api/index.js';
+import { fromConfig } from '../../../api/config.js';
 import { formatPath } from '../../../lib/schemas.js';
 import { issuesOf } from '../../helpers/config-issues.js';
 

@@ -1,0 +1,247 @@
+// Builds the policy each validated config entry describes, and applies a changed entry in place (hot reload).
+// No zod here: the entries were checked by their schemas (fromConfig) or by the strategies' plain rules.
+import { decisionTree, DecisionTree, degrade, DegradePolicy, type DegradeHandler, type DegradePredicate } from '../policies/degrade/index.js';
+import { loadShedder } from '../policies/load-shedder/index.js';
+import type { SignalSource } from '../lib/signals.js';
+import { bulkhead } from '../policies/bulkhead/index.js';
+import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
+import { rateLimiter } from '../policies/rate-limiter/index.js';
+import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
+import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
+import { cache, type CacheStore } from '../policies/cache/index.js';
+import { CircuitBreaker, circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
+import { SreBreaker, sreBreaker } from '../policies/sre-breaker/index.js';
+import { adaptiveBreaker, AdaptiveBreakerPolicy } from '../policies/adaptive-breaker/index.js';
+import { chaos, type ChaosFault, type ChaosResult } from '../policies/chaos/index.js';
+import { fallback, fallbackChain, type FallbackHandler } from '../policies/fallback/index.js';
+import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
+import { constant, exponential, linear, retry, RetryPolicy, sloBudget, tokenBudget, type Backoff, type RetryBudget } from '../policies/retry/index.js';
+import { isBackoff, type BackoffFunction } from '../policies/retry/backoff.js';
+import { isRetryBudget } from '../policies/retry/budget.js';
+import { timeout, TimeoutPolicy } from '../policies/timeout/index.js';
+import type { ExecutionContext, Policy } from '../lib/policy.js';
+import type { Resolver } from './resolve.js';
+import type { Entry, EntryConfig } from './entries.js';
+
+function backoffOf(b: Entry<'retry'>['backoff']): Backoff | BackoffFunction | undefined {
+  if (b === undefined || typeof b === 'function' || isBackoff(b)) return b;
+  if (b.kind === 'constant') return constant(b.ms);
+  if (b.kind === 'linear') return linear(b.ms, b.step);
+  const { kind: _kind, ...rest } = b;
+  return exponential(rest);
+}
+
+function budgetOf(b: Entry<'retry'>['budget']): RetryBudget | undefined {
+  if (b === undefined || isRetryBudget(b)) return b;
+  if (b.kind === 'token') {
+    const { kind: _k, ...rest } = b;
+    return tokenBudget(rest);
+  }
+  const { kind: _k, ...rest } = b;
+  return sloBudget(rest);
+}
+
+const isSignalSource = (v: unknown): v is SignalSource =>
+  typeof v === 'number' || typeof v === 'function' || (typeof v === 'object' && v !== null);
+
+function retryOptions(e: Entry<'retry'>, r: Resolver, path: string) {
+  return {
+    maxAttempts: e.maxAttempts,
+    backoff: backoffOf(e.backoff),
+    budget: budgetOf(e.budget),
+    ...(e.maxDelayMs !== undefined ? { maxDelayMs: e.maxDelayMs } : {}),
+    handle: r.optionalFn<(error: unknown) => boolean>(e.handle, `${path}.handle`),
+    handleResult: r.optionalFn<(result: unknown) => boolean>(e.handleResult, `${path}.handleResult`),
+  };
+}
+
+function degradeOptions(e: Entry<'degrade'>, r: Resolver, path: string) {
+  const when =
+    typeof e.when === 'string' ? r.fn<DegradePredicate>(e.when, `${path}.when`) : decisionTree(e.when.decisionTree);
+  const signals: Record<string, SignalSource> = {};
+  for (const [k, v] of Object.entries(e.signals ?? {})) {
+    const source = typeof v === 'number' ? v : r.value(v, `${path}.signals.${k}`, isSignalSource, 'a number, a function or an Observable');
+    if (source !== undefined) signals[k] = source;
+  }
+  return { when, signals, to: r.fn<DegradeHandler<unknown>>(e.to, `${path}.to`), rateWindowMs: e.rateWindowMs };
+}
+
+const isStore = (v: unknown): v is CacheStore => typeof v === 'object' && v !== null && typeof (v as CacheStore).get === 'function';
+const named = <V>(name: string | undefined, v: V | undefined): { [k: string]: V } | object => (name === undefined || v === undefined ? {} : { [name]: v });
+
+function hedgeOptions(e: Entry<'hedge'>, r: Resolver, path: string): HedgeOptions {
+  return {
+    ...(e.afterFailure ? { delayMs: Infinity } : e.delayMs !== undefined ? { delayMs: e.delayMs } : {}),
+    ...(e.maxHedged !== undefined ? { maxHedged: e.maxHedged } : {}),
+    ...named('handle', r.optionalFn<(error: unknown) => boolean>(e.handle, `${path}.handle`)),
+    ...named('handleResult', r.optionalFn<(result: unknown) => boolean>(e.handleResult, `${path}.handleResult`)),
+    ...(e.name ? { name: e.name } : {}),
+  };
+}
+
+function chaosOptions(e: Entry<'chaos'>, r: Resolver, path: string) {
+  const latency = typeof e.latency === 'string' ? r.fn<(ctx: ExecutionContext) => number>(e.latency, `${path}.latency`) : e.latency;
+  const enabled = typeof e.enabled === 'string' ? r.fn<(ctx: ExecutionContext) => boolean>(e.enabled, `${path}.enabled`) : e.enabled;
+  return {
+    ...named('fault', r.optionalFn<(ctx: ExecutionContext) => unknown>(e.fault, `${path}.fault`) as ChaosFault | undefined),
+    ...named('latency', latency),
+    ...named('result', r.optionalFn<ChaosResult<unknown>>(e.result, `${path}.result`)),
+    ...named('enabled', enabled),
+    ...(e.injectionRate !== undefined ? { injectionRate: e.injectionRate } : {}),
+    ...(e.name ? { name: e.name } : {}),
+  };
+}
+
+/** Resolves the handler names of breaker options. */
+function breakerOptions(o: Record<string, unknown>, r: Resolver, path: string): Record<string, unknown> {
+  const { type: _t, handle, handleResult, readyToTrip, ...rest } = o;
+  return {
+    ...rest,
+    ...named('handle', r.optionalFn(handle as string | undefined, `${path}.handle`)),
+    ...named('handleResult', r.optionalFn(handleResult as string | undefined, `${path}.handleResult`)),
+    ...named('readyToTrip', r.optionalFn(readyToTrip as string | undefined, `${path}.readyToTrip`)),
+  };
+}
+
+/** The entry's key function; the schema has made sure exactly one of `keyOf` and `metaKey` is given. */
+function keyOfEntry(e: { metaKey?: string; keyOf?: string }, r: Resolver, path: string): KeyOf {
+  if (e.keyOf !== undefined) return r.fn<KeyOf>(e.keyOf, `${path}.keyOf`);
+  const label = e.metaKey!;
+  return (ctx) => ctx.meta[label] ?? '';
+}
+
+/** Builds the policy an entry describes, resolving handler names through `r`. */
+export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<unknown> {
+  const { clock, random } = r.env;
+  switch (e.type) {
+    case 'sreBreaker':
+      return sreBreaker({ ...breakerOptions(e, r, path), clock, random });
+    case 'adaptiveBreaker':
+      return adaptiveBreaker({ ...breakerOptions(e, r, path), clock, random });
+    case 'circuitBreaker':
+      return circuitBreaker({ ...breakerOptions(e, r, path), clock } as unknown as CircuitBreakerOptions);
+    case 'keyedBreaker': {
+      const defaults = e.defaults === undefined ? undefined : breakerOptions(e.defaults, r, `${path}.defaults`);
+      return keyedBreaker(keyOfEntry(e, r, path), {
+        ...(defaults ? { defaults: defaults as BreakerRegistryOptions['defaults'] } : {}),
+        ...(e.idleMs !== undefined ? { idleMs: e.idleMs } : {}),
+        ...(e.name ? { name: e.name } : {}),
+        clock,
+        random,
+      });
+    }
+    case 'timeout': {
+      const { type: _t, ...o } = e;
+      return timeout({ ...o, clock });
+    }
+    case 'retry':
+      return retry({ ...retryOptions(e, r, path), ...(e.name ? { name: e.name } : {}), clock, random });
+    case 'fallback':
+      return fallback(r.fn<FallbackHandler<unknown>>(e.handler, `${path}.handler`), {
+        handle: r.optionalFn(e.handle, `${path}.handle`),
+        handleResult: r.optionalFn(e.handleResult, `${path}.handleResult`),
+        ...(e.name ? { name: e.name } : {}),
+      });
+    case 'fallbackChain': {
+      const p = fallbackChain(...e.handlers.map((h, i) => r.fn<FallbackHandler<unknown>>(h, `${path}.handlers[${i}]`)));
+      return e.name ? Object.assign(p, { name: e.name }) : p;
+    }
+    case 'degrade':
+      return degrade({ ...degradeOptions(e, r, path), ...(e.name ? { name: e.name } : {}), clock });
+    case 'loadShedder': {
+      const { type: _t, cpu, ...o } = e;
+      const source = cpu === undefined ? undefined : r.value(cpu, `${path}.cpu`, isSignalSource, 'a number, a function or an Observable');
+      return loadShedder({ ...o, ...(source !== undefined ? { cpu: source } : {}), clock });
+    }
+    case 'hedge':
+      return hedge({ ...hedgeOptions(e, r, path), clock });
+    case 'bulkhead': {
+      const { type: _t, ...o } = e;
+      return bulkhead({ ...o, clock });
+    }
+    case 'rateLimiter':
+      return rateLimiter({ algorithm: e.algorithm, ...(e.name ? { name: e.name } : {}), clock });
+    case 'adaptiveLimiter': {
+      const { type: _t, isOverload, ...o } = e;
+      return adaptiveLimiter({ ...o, ...named('isOverload', r.optionalFn<(error: unknown) => boolean>(isOverload, `${path}.isOverload`)), clock });
+    }
+    case 'idempotent': {
+      const { type: _t, store, key, codec, handleResult, ...o } = e;
+      const isObj = (v: unknown): v is object => typeof v === 'object' && v !== null;
+      return idempotent({
+        ...o,
+        ...named('store', store === undefined ? undefined : (r.value(store, `${path}.store`, isObj, 'an IdempotencyStore') as IdempotencyStore | undefined)),
+        ...named('key', r.optionalFn<(ctx: ExecutionContext) => string | undefined>(key, `${path}.key`)),
+        ...named('codec', codec === undefined ? undefined : (r.value(codec, `${path}.codec`, isObj, 'a codec') as IdempotencyCodec | undefined)),
+        ...named('handleResult', r.optionalFn<(result: unknown) => boolean>(handleResult, `${path}.handleResult`)),
+        clock,
+      });
+    }
+    case 'chaos':
+      return chaos({ ...chaosOptions(e, r, path), clock, random });
+    case 'cache': {
+      const { type: _t, store, key, handleResult, ...o } = e;
+      return cache({
+        ...o,
+        ...named('store', store === undefined ? undefined : r.value(store, `${path}.store`, isStore, 'a CacheStore')),
+        ...named('key', r.optionalFn<(ctx: ExecutionContext) => string | undefined>(key, `${path}.key`)),
+        ...named('handleResult', r.optionalFn<(result: unknown) => boolean>(handleResult, `${path}.handleResult`)),
+        clock,
+      });
+    }
+  }
+  throw new Error(`unknown policy type ${(e as { type: string }).type}`);
+}
+
+/** The entry as canonical JSON (keys sorted), to tell whether an entry changed. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** The degrade entry without its decision tree's thresholds: the only part that changes in place. */
+function degradeShape(e: EntryConfig): unknown {
+  return e.type === 'degrade' && typeof e.when === 'object' ? { ...e, when: { ...e.when, decisionTree: undefined } } : e;
+}
+
+/**
+ * Applies a new entry to a policy built from `previous`, an entry of the
+ * same type, keeping its state (hot reload). An unchanged entry is left
+ * alone. Returns false when the change cannot be made in place (the caller
+ * then refuses the whole config).
+ */
+export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string, previous: EntryConfig): boolean {
+  if (canonical(e) === canonical(previous)) return true;
+  switch (e.type) {
+    case 'sreBreaker':
+      if (!(policy instanceof SreBreaker)) return false;
+      policy.reconfigure(breakerOptions(e, r, path));
+      return true;
+    case 'adaptiveBreaker':
+      if (!(policy instanceof AdaptiveBreakerPolicy)) return false;
+      policy.reconfigure(breakerOptions(e, r, path));
+      return true;
+    case 'circuitBreaker':
+      if (!(policy instanceof CircuitBreaker)) return false;
+      policy.reconfigure(breakerOptions(e, r, path) as unknown as CircuitBreakerOptions);
+      return true;
+    case 'timeout':
+      if (!(policy instanceof TimeoutPolicy)) return false;
+      policy.reconfigure({ ms: e.ms, mode: e.mode });
+      return true;
+    case 'retry':
+      if (!(policy instanceof RetryPolicy)) return false;
+      policy.reconfigure(retryOptions(e, r, path));
+      return true;
+    case 'degrade': {
+      // Only the decision tree's thresholds change in place; a predicate, signals or handler swap needs a new pipeline.
+      if (!(policy instanceof DegradePolicy) || typeof e.when === 'string' || !(policy.decision instanceof DecisionTree)) return false;
+      if (canonical(degradeShape(e)) !== canonical(degradeShape(previous))) return false;
+      policy.decision.setThresholds(e.when.decisionTree ?? {});
+      return true;
+    }
+    default:
+      return false;
+  }
+}

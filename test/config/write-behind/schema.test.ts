@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { writeBehindOptions } from '../../../config/write-behind/options.js';
+import { memoryWriteQueue } from '../../../config/write-behind/queue.js';
+import { WriteBehindOptionsSchema } from '../../../config/write-behind/schema.js';
+import { ConfigError } from '../../../lib/errors.js';
+import { checkOptions } from '../../../lib/options.js';
+import { toConfigIssues } from '../../../lib/schemas.js';
+import { TestClock } from '../../../lib/testing.js';
+
+const deliver = () => undefined;
+
+/** The zod schema of `breakwater/config` and the writer's plain rules: the same answer for every case. */
+describe('WriteBehindOptionsSchema says what writeBehindOptions says', () => {
+  const cases: unknown[] = [
+    { deliver },
+    { deliver, keyOf: (p: unknown) => String(p), store: memoryWriteQueue(), timeoutMs: 5, replayIntervalMs: 1, batch: 3, breaker: {}, name: 'w', clock: new TestClock(0), random: Math.random },
+    {},
+    { deliver: 'save' },
+    { deliver, keyOf: 'k', store: [], clock: {}, random: 0.5 },
+    { deliver, timeoutMs: -1, replayIntervalMs: Infinity, batch: 0 },
+    { deliver, breaker: [], name: '', other: true },
+    null,
+    'deliver',
+  ];
+  for (const [i, input] of cases.entries()) {
+    it(`case ${i}`, () => {
+      const z = WriteBehindOptionsSchema.safeParse(input);
+      let plain: unknown;
+      try {
+        plain = checkOptions(writeBehindOptions, input, 'writeBehind');
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        plain = e.issues;
+      }
+      expect(plain).toEqual(z.success ? z.data : toConfigIssues(z.error));
+    });
+  }
+});
