@@ -47,7 +47,6 @@ const PENDING: readonly string[] = [
   'policies/cache/store.ts',
   'policies/chaos/events.ts',
   'policies/chaos/options.ts',
-  'policies/circuit-breaker/options.ts',
   'policies/circuit-breaker/trips.ts',
   'policies/degrade/events.ts',
   'policies/degrade/options.ts',

@@ -57,7 +57,7 @@ import { AdaptiveBreakerOptionsSchema, AdaptiveBreakerSnapshotSchema } from '../
 import { adaptiveBreaker } from '../../policies/adaptive-breaker/adaptive-breaker.js';
 import {
   circuitBreakerOptions,
-  type CircuitBreakerOptions,
+  type CircuitBreakerStrategyOptions,
   type CircuitBreakerSnapshot,
   type ResolvedCircuitBreakerOptions,
 } from '../../policies/circuit-breaker/options.js';
@@ -497,7 +497,8 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<AdaptiveBreakerOptions>().toEqualTypeOf<z.input<typeof AdaptiveBreakerOptionsSchema>>();
     expectTypeOf<ResolvedAdaptiveBreakerOptions>().toEqualTypeOf<z.output<typeof AdaptiveBreakerOptionsSchema>>();
     expectTypeOf<AdaptiveBreakerSnapshot>().toEqualTypeOf<z.output<typeof AdaptiveBreakerSnapshotSchema>>();
-    expectTypeOf<CircuitBreakerOptions>().toEqualTypeOf<z.input<typeof CircuitBreakerOptionsSchema>>();
+    // config data keeps the trip rule under `strategy`; circuitBreaker() also takes it under `trip`
+    expectTypeOf<CircuitBreakerStrategyOptions>().toEqualTypeOf<z.input<typeof CircuitBreakerOptionsSchema>>();
     expectTypeOf<ResolvedCircuitBreakerOptions>().toEqualTypeOf<z.output<typeof CircuitBreakerOptionsSchema>>();
     expectTypeOf<CircuitBreakerSnapshot>().toEqualTypeOf<z.output<typeof CircuitBreakerSnapshotSchema>>();
     expectTypeOf<BreakerRegistryOptions>().toEqualTypeOf<z.input<typeof BreakerRegistryOptionsSchema>>();
