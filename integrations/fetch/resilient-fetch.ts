@@ -30,7 +30,7 @@ export interface ResilientFetchOptions {
   propagate?: boolean;
   /**
    * Header names of the wire format (see docs/integrations.md).
-   * @defaultValue {@link WIRE_HEADERS}
+   * @defaultValue `WIRE_HEADERS`
    */
   headers?: Partial<WireHeaders>;
   /**
@@ -84,7 +84,9 @@ export function resilientFetch<T>(policy: Policy<T>, fetchImpl?: FetchLike, opti
   }
   return (input, init) => {
     const { execute, ctx: parent, ...rest } = init ?? {};
+    let last: ExecutionContext | undefined;
     const attempt = async (ctx: ExecutionContext): Promise<Response> => {
+      last = ctx;
       const request = input instanceof Request ? input.clone() : input;
       const response = await doFetch(request, { ...rest, headers: propagate ? outgoing(rest.headers ?? (request instanceof Request ? request.headers : undefined), ctx, names, margin) : rest.headers, signal: ctx.signal });
       if (!isFailure(response)) return response;
@@ -102,7 +104,8 @@ export function resilientFetch<T>(policy: Policy<T>, fetchImpl?: FetchLike, opti
     return call.then(undefined, (error: unknown) => {
       // The final failure, after this call's own retries: the server above answers "do not retry" for it.
       markDownstream(error);
-      noteDownstreamFailure(parent);
+      // Found by the request's meta, which `init.ctx` or `execute: requestContext(req)` carries.
+      noteDownstreamFailure(parent ?? last);
       throw error;
     });
   };

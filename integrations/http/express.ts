@@ -22,8 +22,8 @@ export type ExpressLikeMiddleware = (req: ExpressLikeRequest, res: ServerRespons
  * is answered 500 by Express and so counts as a failure). With `sourceFor`,
  * the key is `METHOD://` + the route pattern when the middleware is mounted on
  * a route (`app.get('/users/:id', guard, handler)`), else the request path.
- * Across the wire, as {@link protectHandler}: an expired request is answered
- * 504 at once, an admitted one gets its {@link requestContext}, and a failed
+ * Across the wire, as `protectHandler`: an expired request is answered
+ * 504 at once, an admitted one gets its `requestContext`, and a failed
  * response gets the "do not retry" header when a call made with that
  * context failed downstream.
  *

@@ -48,8 +48,8 @@ export type FastifyLikePlugin = ((instance: FastifyLikeInstance, options: unknow
  * handler that throws is answered 500 by Fastify and so counts); a request the
  * client aborts releases its permit. With `sourceFor`, the key is
  * `METHOD://` + the route pattern (`GET:///users/:id`).
- * Across the wire, as {@link protectHandler}: an expired request is answered
- * 504 at once, an admitted one gets its {@link requestContext} (pass the
+ * Across the wire, as `protectHandler`: an expired request is answered
+ * 504 at once, an admitted one gets its `requestContext` (pass the
  * Fastify request), and a failed reply gets the "do not retry" header when a
  * call made with that context failed downstream.
  *

@@ -20,7 +20,7 @@ export type NodeHandler<Req extends IncomingMessage = IncomingMessage, Res exten
  *
  * Across the wire (docs/integrations.md): a request whose deadline header
  * says no time is left is answered 504 at once; an admitted one gets its
- * {@link requestContext} (the caller's deadline cut to `maxDeadlineMs`, its
+ * `requestContext` (the caller's deadline cut to `maxDeadlineMs`, its
  * criticality when `trustCriticality` says so). A handler failure is
  * answered 504 (deadline), 503 (shed) or 500, with the "do not retry"
  * header when it came from a call downstream that already retried.

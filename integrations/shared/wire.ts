@@ -110,7 +110,8 @@ export class Incoming {
     const meta = Object.freeze({ [CRITICALITY_META]: criticality });
     byMeta.set(meta, this);
     this.ctx = { signal: this.ctrl.signal, deadline, attempt: 1, key: undefined, meta, clock: systemClock, callerAttempt, criticality };
-    if (deadline !== undefined) {
+    // A deadline past the longest timer (about 24.8 days) is as good as none: such a timer would fire at once.
+    if (deadline !== undefined && deadline - systemClock.now() <= LONGEST_TIMER_MS) {
       this.timer = setTimeout(() => this.ctrl.abort(new TimeoutError('deadline', 'the caller\'s deadline passed')), Math.max(0, deadline - systemClock.now()));
       this.timer.unref?.();
     }
@@ -130,6 +131,9 @@ export class Incoming {
 }
 
 const byMeta = new WeakMap<object, Incoming>();
+
+/** The longest delay a `setTimeout` honours (2^31 − 1 ms). */
+const LONGEST_TIMER_MS = 2_147_483_647;
 
 /**
  * What a server reads of a request: when it must be answered by (its own clock),

@@ -88,6 +88,16 @@ describe('Incoming', () => {
     incoming.end();
   });
 
+  it('aborts its signal with a TimeoutError at the deadline, and never for one past the longest timer', async () => {
+    const near = new Incoming(Date.now() + 5, 'default', 1);
+    const far = new Incoming(Date.now() + 3_000_000_000, 'default', 1);
+    await new Promise((r) => near.ctx.signal.addEventListener('abort', r));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(near.ctx.signal.reason).toBeInstanceOf(TimeoutError);
+    expect(far.ctx.signal.aborted).toBe(false);
+    far.end();
+  });
+
   it('cancel aborts the signal with the reason given; end leaves it alone', () => {
     const a = new Incoming(Date.now() + 60_000, 'default', 1);
     a.end();
