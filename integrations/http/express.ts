@@ -51,7 +51,7 @@ export function protectExpress(options: HttpGuardOptions | AsyncPermitSource): E
     const route = typeof pattern === 'string' ? (req.baseUrl ?? '') + pattern : (req.baseUrl ?? '') + pathOf(req.url);
     let admitted: ReturnType<HttpGuard['admit']>;
     try {
-      admitted = guard.admit(req.method, route);
+      admitted = guard.admit(req.method, route, guard.admitRequest(req, deadline));
     } catch (error) {
       return next(error); // a failing source is Express's 500, not a crash
     }

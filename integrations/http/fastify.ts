@@ -98,7 +98,7 @@ export function protectFastify(options: HttpGuardOptions | AsyncPermitSource): F
       }
       let admitted: ReturnType<HttpGuard['admit']>;
       try {
-        admitted = guard.admit(request.method, request.routeOptions?.url ?? pathOf(request.url));
+        admitted = guard.admit(request.method, request.routeOptions?.url ?? pathOf(request.url), req === undefined ? undefined : guard.admitRequest(req, deadline));
       } catch (error) {
         next(error); // a failing source is Fastify's 500, not a crash
         return;

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { systemClock } from '../../lib/clock.js';
+import { CRITICALITY_META, type Criticality } from '../../lib/criticality.js';
 import { isShedRejection, isTimeoutError } from '../../lib/errors.js';
 import { parseOptions } from '../../lib/schemas.js';
-import { isThenable, KeyedSources, shedAnswer, type AsyncPermitSource, type Permit, type ShedAnswer } from '../shared/permit.js';
+import { isThenable, KeyedSources, shedAnswer, type AdmitRequest, type AsyncPermitSource, type Permit, type ShedAnswer } from '../shared/permit.js';
 import {
   Incoming,
   incomingDeadline,
@@ -62,6 +63,16 @@ export class HttpGuard {
     return incomingDeadline(parseRemainingMs(req.headers[this.headers.deadline]), this.maxDeadlineMs, systemClock.now());
   }
 
+  /** What the permit source is told of `req`: the criticality honoured for it, and its deadline. */
+  admitRequest(req: IncomingMessage, deadline: number | undefined): AdmitRequest {
+    return { meta: { [CRITICALITY_META]: this.criticalityOf(req) }, deadline };
+  }
+
+  /** The criticality honoured for `req`: its header's, from a trusted caller; else `'default'`. */
+  criticalityOf(req: IncomingMessage): Criticality {
+    return parseCriticality(req.headers[this.headers.criticality], this.trusted(req) === true);
+  }
+
   /**
    * Opens an admitted request: its context (deadline, criticality, attempt) is
    * kept for {@link requestContext}, its deadline timer runs until `res`
@@ -69,8 +80,7 @@ export class HttpGuard {
    * gets the "do not retry" header when a call it made downstream failed.
    */
   open(req: IncomingMessage, res: ServerResponse, deadline: number | undefined, keys: readonly object[] = [req]): Incoming {
-    const trusted = this.trusted(req) === true;
-    const incoming = new Incoming(deadline, parseCriticality(req.headers[this.headers.criticality], trusted), parseAttempt(req.headers[this.headers.attempt]));
+    const incoming = new Incoming(deadline, this.criticalityOf(req), parseAttempt(req.headers[this.headers.attempt]));
     for (const key of keys) contexts.set(key, incoming.ctx);
     res.once('close', () => {
       if (res.writableFinished) incoming.end();
@@ -92,11 +102,11 @@ export class HttpGuard {
    * shed; a promise of either when the source takes time. Throws (or
    * rejects) when the source fails with anything but a shedding rejection.
    */
-  admit(method: string | undefined, route: string): Permit | ShedAnswer | Promise<Permit | ShedAnswer> {
+  admit(method: string | undefined, route: string, request?: AdmitRequest): Permit | ShedAnswer | Promise<Permit | ShedAnswer> {
     const source = this.single ?? this.keyed!.get(`${method ?? 'GET'}://${route}`);
     let permit: Permit | PromiseLike<Permit>;
     try {
-      permit = source.allow();
+      permit = request === undefined ? source.allow() : source.allow(request);
     } catch (error) {
       return this.shed(error);
     }

@@ -22,5 +22,5 @@ export {
   type IncomingContext,
   type WireHeaders,
 } from '../shared/wire.js';
-export { shedAnswer, type AsyncPermitSource, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
+export { shedAnswer, type AdmitRequest, type AsyncPermitSource, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
 export { policySource } from '../shared/policy-source.js';

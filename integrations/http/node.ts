@@ -72,7 +72,7 @@ export function protectHandler<Req extends IncomingMessage, Res extends ServerRe
     if (deadline === 'expired') return answerExpired(res, guard.expiredStatus);
     let admitted: ReturnType<HttpGuard['admit']>;
     try {
-      admitted = guard.admit(req.method, pathOf(req.url));
+      admitted = guard.admit(req.method, pathOf(req.url), guard.admitRequest(req, deadline));
     } catch (error) {
       return sourceFailed(res, error);
     }

@@ -4,7 +4,8 @@ import express from 'express';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resilientFetch } from '../../../integrations/fetch/index.js';
-import { protectExpress, protectFastify, protectHandler, requestContext, type AsyncPermitSource, type HttpGuardOptions } from '../../../integrations/http/index.js';
+import { EMPTY } from 'rxjs';
+import { policySource, protectExpress, protectFastify, protectHandler, requestContext, type AsyncPermitSource, type HttpGuardOptions } from '../../../integrations/http/index.js';
 import type { IncomingContext } from '../../../integrations/shared/wire.js';
 import { NoRetryError } from '../../../integrations/shared/wire.js';
 import { BrokenCircuitError, TimeoutError } from '../../../lib/errors.js';
@@ -98,6 +99,29 @@ describe('the HTTP guards across the wire', () => {
       ['sheddable', 'sheddable', 1],
       ['default', 'default', 1],
     ]);
+  });
+
+  it('tell the permit source the honoured criticality and the deadline; policySource passes the criticality to its policy', async () => {
+    const admitted: unknown[] = [];
+    const source: AsyncPermitSource = { name: 's', allow: (request) => (admitted.push(request), { success() {}, failure() {}, release() {} }) };
+    server = await listen(protectHandler((_req, res) => res.end('ok'), { source, trustCriticality: () => true }));
+    const before = Date.now();
+    await (await fetch(server.url, { headers: { 'x-breakwater-criticality': 'sheddable', 'x-breakwater-timeout-ms': '800' } })).text();
+    await (await fetch(server.url)).text();
+    const [first, second] = admitted as { meta: Record<string, string>; deadline: number | undefined }[];
+    expect(first!.meta).toEqual({ criticality: 'sheddable' });
+    expect(first!.deadline).toBeGreaterThanOrEqual(before + 800);
+    expect(second).toEqual({ meta: { criticality: 'default' }, deadline: undefined });
+    await server.close();
+    const metas: unknown[] = [];
+    const recording = {
+      name: 'recording',
+      events$: EMPTY,
+      execute: (op: (ctx: never) => unknown, options?: { meta?: unknown }) => (metas.push(options?.meta), Promise.resolve(op({} as never))),
+    };
+    server = await listen(protectHandler((_req, res) => res.end('ok'), { source: policySource(recording as never), trustCriticality: () => true }));
+    await (await fetch(server.url, { headers: { 'x-breakwater-criticality': 'critical' } })).text();
+    expect(metas).toEqual([{ criticality: 'critical' }]);
   });
 
   it('answer a handler failure by its kind: downstream and shed ones say "do not retry", others do not', async () => {
