@@ -88,12 +88,17 @@ export function resilientFetch<T>(policy: Policy<T>, fetchImpl?: FetchLike, opti
     const attempt = async (ctx: ExecutionContext): Promise<Response> => {
       last = ctx;
       const request = input instanceof Request ? input.clone() : input;
-      const response = await doFetch(request, { ...rest, headers: propagate ? outgoing(rest.headers ?? (request instanceof Request ? request.headers : undefined), ctx, names, margin) : rest.headers, signal: ctx.signal });
+      // init.headers replace a Request's own: start from those when init gives none.
+      const given = rest.headers ?? (request instanceof Request ? request.headers : undefined);
+      const headers = propagate ? outgoing(given, ctx, names, margin) : rest.headers;
+      const response = await doFetch(request, { ...rest, headers, signal: ctx.signal });
       if (!isFailure(response)) return response;
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), ctx.clock.now());
       const body = await drain(response, maxDrain);
       const failed = new HttpStatusError(response, retryAfterMs, body);
-      if (propagate && response.headers.has(names.noRetry)) throw new NoRetryError('resilientFetch', response.status, `${failed.message}, answered "do not retry"`, { cause: failed });
+      if (propagate && response.headers.has(names.noRetry)) {
+        throw new NoRetryError('resilientFetch', response.status, `${failed.message}, answered "do not retry"`, { cause: failed });
+      }
       throw failed;
     };
     const signal = rest.signal ?? undefined;
