@@ -66,6 +66,12 @@ const failureByDefault = (r: Response): boolean => r.status >= 500 || r.status =
  * next attempt; any other response is returned as is. A `Request` input is
  * cloned per attempt; a streaming `init.body` cannot be sent twice.
  *
+ * Across the wire (docs/integrations.md): each attempt sends the time left of
+ * `ctx.deadline` (`x-breakwater-timeout-ms`), `ctx.meta.criticality` and
+ * `ctx.attempt`; a failed response marked `x-breakwater-no-retry` rejects
+ * with a {@link NoRetryError}, which `retry` does not retry; `init.ctx` runs
+ * the request inside a call already under way (a handler's `requestContext`).
+ *
  * @example
  * ```ts
  * const http = resilientFetch(policy().timeout(2_000).retry({ maxAttempts: 3 }).breaker());
