@@ -101,7 +101,7 @@ describe('a chain of three grpc-js services (real sockets on loopback)', () => {
     const b = await hop(c.target, true);
     const a = await hop(b.target, true);
     const edge = client(a.target);
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 10_000;
     const sent = Date.now();
     await expect(retry({ maxAttempts: 1 }).execute((ctx) => get(edge, ctx), { deadline, meta: { criticality: 'critical' } })).resolves.toEqual({ done: true });
     // What each hop had left when it called the next, against what the next had left when its handler started. grpc-js
@@ -111,7 +111,7 @@ describe('a chain of three grpc-js services (real sockets on loopback)', () => {
     expect(c.hop.left[0]!).toBeLessThanOrEqual(b.hop.deadlines[0]! - b.hop.forwarded[0]! + 1);
     expect(b.hop.forwarded[0]! - sent).toBeGreaterThanOrEqual(2 * WORK_MS - 2 * STEP_MS);
     // Within a generous bound of the edge's (what the calls spent on the wire), so a loaded machine passes.
-    expect(Math.abs(c.hop.deadlines[0]! - deadline)).toBeLessThan(1_000);
+    expect(Math.abs(c.hop.deadlines[0]! - deadline)).toBeLessThan(2_000);
     expect([a.hop.criticalities[0], b.hop.criticalities[0], c.hop.criticalities[0]]).toEqual(['critical', 'critical', 'critical']);
     expect([a.hop.attempts[0], b.hop.attempts[0], c.hop.attempts[0]]).toEqual([1, 1, 1]);
   });

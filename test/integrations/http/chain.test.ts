@@ -75,7 +75,7 @@ describe('a chain of three node:http services (real sockets on loopback)', () =>
     const b = await hop(c.url, true);
     const a = await hop(b.url, true);
     const edge = resilientFetch(retry({ maxAttempts: 1 }));
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 10_000;
     const sent = Date.now();
     const res = await edge(a.url, { execute: { deadline } });
     expect(await res.text()).toBe('done');
@@ -88,9 +88,12 @@ describe('a chain of three node:http services (real sockets on loopback)', () =>
     expect(a.hop.given[0]!).toBeLessThanOrEqual(deadline - sent);
     expect(c.hop.given[0]!).toBeLessThanOrEqual(a.hop.given[0]! - spent(a.hop) - spent(b.hop));
     expect(b.hop.given[0]!).toBeLessThanOrEqual(a.hop.given[0]! - spent(a.hop));
-    // Within: what the requests spent on the wire is all it loses besides (a generous bound, so a loaded machine passes).
-    expect(c.hop.given[0]!).toBeGreaterThan(deadline - sent - spent(a.hop) - spent(b.hop) - 1_000);
-    expect(Math.abs(c.hop.deadlines[0]! - deadline)).toBeLessThan(1_000);
+    // Within 50 ms: each hop counts from the request's arrival, so time on the wire is not lost, only whole-ms rounding
+    // and the synchronous steps between a hop's forwarding and the header (no wait between them, even on a loaded machine).
+    expect(c.hop.given[0]!).toBeGreaterThanOrEqual(a.hop.given[0]! - spent(a.hop) - spent(b.hop) - 50);
+    // Against the edge's clock, time on the wire is lost too: a generous bound, so a loaded machine passes.
+    expect(c.hop.given[0]!).toBeGreaterThan(deadline - sent - spent(a.hop) - spent(b.hop) - 2_000);
+    expect(Math.abs(c.hop.deadlines[0]! - deadline)).toBeLessThan(2_000);
   });
 
   it('nothing runs at a hop once its deadline has passed, and a chain out of time stops on the way', async () => {
