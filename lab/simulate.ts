@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import type { Clock } from '../lib/clock.js';
 import type { PolicyEvent } from '../lib/events.js';
 import { seededRandom } from '../lib/testing.js';
 import { LabClock } from './clock.js';
@@ -50,19 +51,36 @@ export function arrivalTimes(seed: number, durationMs: number): Float64Array {
 
 const isWriter = (p: Protection): p is Writer => typeof (p as Writer).write === 'function';
 
+/** The clock a run plays on: `run(until)` fires every timer due up to `until`; `fired` counts them. */
+export interface SimulationClock extends Clock {
+  run(until: number): Promise<void>;
+  readonly fired: number;
+}
+
+/** Makes a run's clock, starting at `startEpochMs`: the {@link LabClock} by default (a test plays the same run on `TestClock`). */
+export type ClockFactory = (startEpochMs: number) => SimulationClock;
+
+const labClock: ClockFactory = (start) => new LabClock(start);
+
 /** Plays one row in one scenario and records it. One run per thread at a time (the lab clock drains the event loop). */
-export async function simulate(row: RowName, scenarioName: ScenarioName, seed: number, durationMs: number = MODEL.durationMs): Promise<RunRecord> {
+export async function simulate(
+  row: RowName,
+  scenarioName: ScenarioName,
+  seed: number,
+  durationMs: number = MODEL.durationMs,
+  makeClock: ClockFactory = labClock,
+): Promise<RunRecord> {
   const stackTraceLimit = Error.stackTraceLimit;
   // millions of simulated errors: their stack traces cost more than the rest of the run
   Error.stackTraceLimit = 0;
   try {
-    return await play(row, scenarioName, seed, durationMs);
+    return await play(row, scenarioName, seed, durationMs, makeClock);
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
-async function play(row: RowName, scenarioName: ScenarioName, seed: number, durationMs: number): Promise<RunRecord> {
+async function play(row: RowName, scenarioName: ScenarioName, seed: number, durationMs: number, makeClock: ClockFactory): Promise<RunRecord> {
   const scenario = SCENARIOS[scenarioName];
   const rs = streams(seed);
   const arrival = arrivalTimes(seed, durationMs);
@@ -75,7 +93,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
   const held = new Float64Array(buckets);
   const breakerOpen = new Float64Array(buckets);
   const t0 = 1_000_000;
-  const clock = new LabClock(t0);
+  const clock = makeClock(t0);
   const probeFrom = scenario.faultEndMs;
   const probeTo = scenario.faultEndMs + 10_000;
   let openBreakers = 0;
