@@ -33,6 +33,11 @@ export interface RunRecord {
   readonly probesOk: number;
   /** Timers the lab clock fired. */
   readonly timers: number;
+  /**
+   * When the fault ended: the breakers' state (`'open'` if any is open, else `'half-open'` if any is, else
+   * `'closed'`), how long the open one had been open (ms), and the jobs C held then.
+   */
+  readonly atFaultEnd: { readonly state: 'open' | 'half-open' | 'closed'; readonly openElapsedMs: number; readonly backlog: number };
 }
 
 /** Seeds of the independent random streams of a run (common random numbers: every row sees the same arrivals). */
@@ -130,6 +135,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
 
   // breaker state from the protection's events: count breakers not closed
   const states = new Map<string, string>();
+  const openedAt = new Map<string, number>();
   const addOpenTime = (from: number, to: number): void => {
     for (let t = from; t < to; ) {
       const b = bucketOf(t);
@@ -146,6 +152,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
       const was = openBreakers;
       const key = e.policy;
       states.set(key, e.to);
+      if (e.to === 'open') openedAt.set(key, t);
       openBreakers = 0;
       for (const s of states.values()) if (s !== 'closed') openBreakers++;
       if (was === 0 && openBreakers > 0) {
@@ -198,6 +205,22 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     if (t + MODEL.bucketMs <= durationMs) clock.setTimeout(sample, MODEL.bucketMs);
   };
   clock.setTimeout(sample, MODEL.bucketMs);
+  let atFaultEnd: RunRecord['atFaultEnd'] = { state: 'closed', openElapsedMs: 0, backlog: 0 };
+  if (scenario.faultEndMs < durationMs) {
+    clock.setTimeout(() => {
+      const t = clock.now() - t0;
+      let state: RunRecord['atFaultEnd']['state'] = 'closed';
+      let openElapsedMs = 0;
+      for (const [key, s] of states) {
+        if (s === 'open') {
+          // the most recently opened breaker waits longest
+          openElapsedMs = state === 'open' ? Math.min(openElapsedMs, t - openedAt.get(key)!) : t - openedAt.get(key)!;
+          state = 'open';
+        } else if (s === 'half-open' && state === 'closed') state = 'half-open';
+      }
+      atFaultEnd = { state, openElapsedMs, backlog: c.held };
+    }, scenario.faultEndMs);
+  }
   // let the last requests settle: A gives up after its patience at the latest
   await clock.run(t0 + durationMs + MODEL.callerPatienceMs + 100);
   if (openBreakers > 0) addOpenTime(openSince, durationMs);
@@ -218,5 +241,6 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     probes,
     probesOk,
     timers: clock.fired,
+    atFaultEnd,
   };
 }

@@ -27,6 +27,7 @@ function record(failed: (t: number) => boolean, row: RunRecord['row'] = 'baselin
     probes: 10,
     probesOk: 5,
     timers: 0,
+    atFaultEnd: { state: 'open', openElapsedMs: 40, backlog: 50 },
   };
 }
 
@@ -49,9 +50,22 @@ describe('figures', () => {
     expect(figuresOf(record((t) => t >= 30_000 && t % 500 === 0)).figures.recoveryS).toBeNull();
   });
 
-  it('feeds rtoMax with the measured breaker inputs', () => {
+  it('feeds rtoMax with the breaker’s mechanics and the state at the fault’s end, the published formula beside it', () => {
     const { figures } = figuresOf(record((t) => t >= 30_000 && t < 60_000, 'standard'));
-    // open: 6000 + 2000 / (1 − 0.5³)
-    expect(figures.rto).toEqual({ rtoMaxS: 8.29, errorLatencyMs: 2000, recoveryRate: 0.5 });
+    // the adaptive breaker in the model: a probe every 100 ms (5 % of 200/s), 3 successes to close (4× ramp from 5 %),
+    // a probe round of C's p99 answer (20 ms × ln 100 = 92.1 ms); probes succeed half the time: a round of 3 with
+    // 0.125, 18 rounds for 90 % (0.875^17 = 0.103, 0.875^18 = 0.090). Drain: 50 jobs at 100/s.
+    const ms = 500 + (100 - 40) + 18 * 20 * Math.log(100) + 17 * 100;
+    expect(figures.rto).toEqual({
+      rtoMaxS: Math.round(ms / 10) / 100,
+      state: 'open',
+      openElapsedMs: 40,
+      backlog: 50,
+      recoveryRate: 0.5,
+      // open: 6000 + 2000 / (1 − 0.5³)
+      asPublishedS: 8.29,
+      errorLatencyMs: 2000,
+    });
+    expect(figures.rto?.rtoMaxS).toBe(3.92);
   });
 });
