@@ -18,9 +18,11 @@ export class CallerGaveUp extends Error {
  * The naive client's blindness to its caller's deadline: runs `inner` without
  * A's deadline or signal (so its retries go on after A gave up, each one
  * work C does for nobody), while A itself still stops waiting after its
- * `timeout` (or at its `deadline`). What B answers late is dropped.
+ * `timeout` (or at its `deadline`). What B answers late is dropped; the work
+ * A left behind is handed to `onOrphan` (the lab keeps B's thread busy until
+ * it ends, as a real handler stuck in its retry loop would).
  */
-export function deadlineBlind(inner: Policy<unknown>, clock: Clock): Caller {
+export function deadlineBlind(inner: Policy<unknown>, clock: Clock, onOrphan?: (work: Promise<unknown>) => void): Caller {
   return {
     events$: inner.events$,
     execute(op, options = {}) {
@@ -29,7 +31,10 @@ export function deadlineBlind(inner: Policy<unknown>, clock: Clock): Caller {
       const waitMs = timeout ?? (deadline === undefined ? undefined : deadline - clock.now());
       if (waitMs === undefined) return work;
       return new Promise((resolve, reject) => {
-        const timer = clock.setTimeout(() => reject(new CallerGaveUp(`the caller gave up after ${waitMs} ms`)), waitMs);
+        const timer = clock.setTimeout(() => {
+          onOrphan?.(work);
+          reject(new CallerGaveUp(`the caller gave up after ${waitMs} ms`));
+        }, waitMs);
         work.then(
           (value) => {
             clock.clearTimeout(timer);

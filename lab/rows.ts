@@ -35,6 +35,8 @@ export interface LabEnv {
   cpu(): number;
   /** C's health: share of attempts C answered over the last second (1 with none). */
   health(): number;
+  /** Work B goes on doing after A gave up (a deadline-blind retry loop): it holds one of B's threads until it ends. */
+  orphan(work: Promise<unknown>): void;
   /** Delivers one payload to C (for writers): `deliver(payload, ctx)`. */
   deliver(payload: unknown, ctx: ExecutionContext): Promise<unknown>;
 }
@@ -58,7 +60,7 @@ const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items')
  * line. `baseline` has no protection at all (B waits as long as A lets it);
  * `naiveRetry` is the common anti-pattern: 3 tries of 300 ms, retried at
  * once (no backoff, no jitter), blind to A's deadline (it goes on retrying
- * after A gave up), no budget, no breaker. `boundedRetry` is its remedy: the
+ * after A gave up, holding one of B's threads), no budget, no breaker. `boundedRetry` is its remedy: the
  * same tries, with jittered exponential backoff, A's deadline propagated, and
  * its total timeout at A's patience. Then the strategies (`writeBehind` writes one independent record per request), with their own defaults except the time B
  * gives an attempt (300 ms; `slowCallShield` counts calls over 200 ms slow),
@@ -67,7 +69,7 @@ const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items')
  */
 export const ROWS = {
   baseline: row((clock) => policy({ clock })),
-  naiveRetry: row((clock, random) => deadlineBlind(policy({ clock, random }).timeout(T).retry({ maxAttempts: 3, backoff: constant(0) }), clock)),
+  naiveRetry: row((clock, random, lab) => deadlineBlind(policy({ clock, random }).timeout(T).retry({ maxAttempts: 3, backoff: constant(0) }), clock, lab.orphan)),
   failFast: row((clock, random) => strategies.failFast({ clock, random, timeoutMs: T }), true),
   boundedRetry: row((clock, random) => strategies.boundedRetry({ clock, random, attemptTimeoutMs: T, totalTimeoutMs: MODEL.callerPatienceMs })),
   budgetedRetry: row((clock, random) => strategies.budgetedRetry({ clock, random, timeoutMs: T })),

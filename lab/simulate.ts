@@ -129,6 +129,11 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     c,
     cpu: () => inFlight / MODEL.inFlightLimit,
     health: () => c.health(),
+    orphan: (work) => {
+      inFlight++;
+      const done = (): void => void inFlight--;
+      work.then(done, done);
+    },
     deliver: (_payload, ctx) => c.call(ctx),
   };
   const protection = spec.make(clock, rs.policy, lab);

@@ -14,7 +14,8 @@ describe('deadlineBlind (the naive client)', () => {
       attempts.push({ at: clock.now(), deadline: ctx.deadline });
       return new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
     };
-    const naive = deadlineBlind(policy({ clock }).timeout(300).retry({ maxAttempts: 3, backoff: constant(0) }), clock);
+    const orphans: Promise<unknown>[] = [];
+    const naive = deadlineBlind(policy({ clock }).timeout(300).retry({ maxAttempts: 3, backoff: constant(0) }), clock, (w) => orphans.push(w));
     const answer = naive.execute(op, { timeout: 500 });
     const settled = answer.then(
       () => 'answered',
@@ -22,10 +23,18 @@ describe('deadlineBlind (the naive client)', () => {
     );
     await clock.advance(500);
     expect(await settled).toBeInstanceOf(CallerGaveUp);
+    // the work A left behind is handed over, still running
+    expect(orphans).toHaveLength(1);
+    let orphanEnded = false;
+    orphans[0]!.then(
+      () => (orphanEnded = true),
+      () => (orphanEnded = true),
+    );
     expect(attempts.map((a) => a.at - 1_000_000)).toEqual([0, 300]);
     await clock.advance(1_000);
     // the third attempt starts at once after the second, for nobody; each bounded only by its own timeout
     expect(attempts.map((a) => a.at - 1_000_000)).toEqual([0, 300, 600]);
+    expect(orphanEnded).toBe(true);
     // each attempt's deadline is its own 300 ms, past the caller's 500 ms: the caller's deadline never reached it
     expect(attempts.map((a) => (a.deadline ?? 0) - 1_000_000)).toEqual([300, 600, 900]);
     expect(clock.pendingTimers).toBe(0);
