@@ -24,22 +24,48 @@ export const BREAKER_FAMILY: Partial<Record<RowName, BreakerFamily>> = {
 const adaptive = checkOptions(adaptiveBreakerOptions, {}, 'adaptiveBreaker');
 const circuit = checkOptions(circuitBreakerOptions, { strategy: 'errorRatio' }, 'circuitBreaker');
 
-/** An answer of C takes at most about this long outside a backlog: the p99 of its exponential service time. */
-const ANSWER_MS = MODEL.serviceMeanMs * Math.log(100);
+/**
+ * The time within which `k` answers of C in a row come back with probability `q`, outside a backlog: the
+ * q-quantile of the sum of `k` exponential service times (an Erlang distribution), found by bisection.
+ */
+export function answersMs(k: number, q = 0.9): number {
+  const cdf = (x: number): number => {
+    let term = 1;
+    let sum = 1;
+    for (let n = 1; n < k; n++) {
+      term *= x / n;
+      sum += term;
+    }
+    return 1 - Math.exp(-x) * sum;
+  };
+  let lo = 0;
+  let hi = 10 * k + 50;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (cdf(mid) < q) lo = mid;
+    else hi = mid;
+  }
+  return hi * MODEL.serviceMeanMs;
+}
 
 /**
  * The open period, probes and probe round of a family, in the lab's model:
- * - circuit: `openMs`, then `probes` probes answered by C;
+ * - circuit: `openMs`, then `probes` probes answered by C (at once: one round);
  * - adaptive: open, it lets `probeRatio` of the offered calls through (and one per
  *   `forcePassMs`), so the wait is the gap between probes; the first success starts
  *   a ramp that multiplies the admitted share by `rampFactor` per success, closing
- *   at 1: ⌈log(1/probeRatio) / log(rampFactor)⌉ successes in a row.
+ *   at 1: ⌈log(1/probeRatio) / log(rampFactor)⌉ successes in a row, each admitted
+ *   after the gap of its share and answered one after the other.
+ * A round's answers are taken at their 90th percentile, the bound's confidence.
  */
 export function familyMechanics(family: BreakerFamily): Pick<RecoveryMechanics, 'openMs' | 'probes' | 'probeRoundMs'> {
-  if (family === 'circuit') return { openMs: circuit.openMs, probes: circuit.probes, probeRoundMs: ANSWER_MS };
-  const gapMs = Math.min(adaptive.forcePassMs, 1_000 / (adaptive.probeRatio * MODEL.offeredPerSecond));
+  if (family === 'circuit') return { openMs: circuit.openMs, probes: circuit.probes, probeRoundMs: answersMs(1) };
+  const gapMs = (share: number): number => Math.min(adaptive.forcePassMs, 1_000 / (share * MODEL.offeredPerSecond));
   const probes = Math.ceil(Math.log(1 / adaptive.probeRatio) / Math.log(adaptive.rampFactor));
-  return { openMs: gapMs, probes, probeRoundMs: ANSWER_MS };
+  let rampGapsMs = 0;
+  for (let i = 1, share = adaptive.probeRatio * adaptive.rampFactor; i < probes; i++, share *= adaptive.rampFactor) rampGapsMs += gapMs(Math.min(1, share));
+  // one round is the whole ramp (it succeeds when all its probes do): a failure anywhere in it reopens the breaker
+  return { openMs: gapMs(adaptive.probeRatio), probes, probeRoundMs: rampGapsMs + answersMs(probes) };
 }
 
 /** C's spare capacity once the fault is over: jobs per second beyond A's offered load. */

@@ -52,10 +52,12 @@ describe('figures', () => {
 
   it('feeds rtoMax with the breaker’s mechanics and the state at the fault’s end, the published formula beside it', () => {
     const { figures } = figuresOf(record((t) => t >= 30_000 && t < 60_000, 'standard'));
-    // the adaptive breaker in the model: a probe every 100 ms (5 % of 200/s), 3 successes to close (4× ramp from 5 %),
-    // a probe round of C's p99 answer (20 ms × ln 100 = 92.1 ms); probes succeed half the time: a round of 3 with
-    // 0.125, 18 rounds for 90 % (0.875^17 = 0.103, 0.875^18 = 0.090). Drain: 50 jobs at 100/s.
-    const ms = 500 + (100 - 40) + 18 * 20 * Math.log(100) + 17 * 100;
+    // the adaptive breaker in the model: a probe every 100 ms (5 % of 200/s); 3 successes in a row to close (its 4×
+    // ramp from 5 %: 20 %, 80 %, 100 %), admitted 25 ms and 6.25 ms apart and answered within the 90th percentile of
+    // three 20 ms exponential service times (Erlang: 5.3223 × 20 ms): a round of 137.7 ms. Probes succeed half the
+    // time: a round succeeds with 0.125, 18 rounds for 90 % (0.875^17 = 0.103, 0.875^18 = 0.090). Drain: 50 jobs at 100/s.
+    const round = 25 + 6.25 + 5.32232 * 20;
+    const ms = 500 + (100 - 40) + 18 * round + 17 * 100;
     expect(figures.rto).toEqual({
       rtoMaxS: Math.round(ms / 10) / 100,
       state: 'open',
@@ -66,6 +68,16 @@ describe('figures', () => {
       asPublishedS: 8.29,
       errorLatencyMs: 2000,
     });
-    expect(figures.rto?.rtoMaxS).toBe(3.92);
+    expect(figures.rto?.rtoMaxS).toBe(4.74);
+  });
+});
+
+describe('recovery mechanics', () => {
+  it('the answers of k probes in a row at 90 %: the Erlang quantile', async () => {
+    const { answersMs, familyMechanics } = await import('../../lab/recovery.js');
+    expect(answersMs(1)).toBeCloseTo(Math.log(10) * 20, 6); // an exponential's 90th percentile
+    expect(answersMs(3)).toBeCloseTo(5.32232 * 20, 3);
+    // the circuit breaker's defaults: open 5 s, 1 probe
+    expect(familyMechanics('circuit')).toEqual({ openMs: 5_000, probes: 1, probeRoundMs: answersMs(1) });
   });
 });
