@@ -228,8 +228,8 @@ export function rtoMax(mechanics: RecoveryMechanics): number;
 /**
  * The published formula: the same as {@link rtoMaxAsPublished}, kept for callers of the first form.
  *
- * @deprecated It does not bound the recovery the lab measures (exceeded in 35 of 159 cells over 5 seeds,
- * correlation −0.03). Use `rtoMax({ state, openMs, probeRoundMs, ... })`, or {@link rtoMaxAsPublished} for the published figure.
+ * @deprecated It neither bounds nor tracks the recovery the lab measures (docs/lab.md). Use
+ * `rtoMax({ state, openMs, probeRoundMs, ... })`, or {@link rtoMaxAsPublished} for the published figure.
  * @example
  * ```ts
  * rtoMax({ state: 'open', errorLatencyMs: 2_000, recoveryRate: 0.5 }); // 6000 + 2000 / 0.875 ≈ 8285.7

@@ -30,7 +30,7 @@ describe('lab clock', () => {
 
 describe('the lab at the default seed', async () => {
   const hard = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seed: 1, durationMs: 180_000 });
-  const drop = await runLab({ rows: ['baseline', 'naiveRetry', 'standard'], scenarios: ['capacityDrop', 'latency'], seed: 1, durationMs: 180_000 });
+  const drop = await runLab({ rows: ['baseline', 'naiveRetry', 'boundedRetry', 'standard'], scenarios: ['capacityDrop', 'latency'], seed: 1, durationMs: 180_000 });
 
   it('gives byte-identical results.json for the same seed', async () => {
     const again = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seed: 1, durationMs: 180_000 });
@@ -52,6 +52,16 @@ describe('the lab at the default seed', async () => {
     const standard = find(drop, 'standard', 'capacityDrop').figures.recoveryS;
     expect(standard).not.toBeNull();
     expect(standard!).toBeLessThanOrEqual(30);
+  });
+
+  it('boundedRetry differs from naiveRetry where its claim lives: no retries for callers who left, so C recovers', () => {
+    for (const scenario of ['capacityDrop', 'latency']) {
+      const naive = find(drop, 'naiveRetry', scenario).figures;
+      const bounded = find(drop, 'boundedRetry', scenario).figures;
+      expect(naive.recoveryS).toBeNull();
+      expect(bounded.recoveryS).not.toBeNull();
+      expect(bounded.amplification).toBeLessThan(naive.amplification);
+    }
   });
 
   it('latency and capacity faults: baseline saturates B and its real success collapses during the fault (seed 000)', () => {
