@@ -105,7 +105,7 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
     const errorLatencyMs = r.firstOpenAfterFault === undefined ? null : r.firstOpenAfterFault - from;
     const published = errorLatencyMs === null ? Infinity : rtoMaxAsPublished({ state: 'open', errorLatencyMs, recoveryRate });
     figures.rto = {
-      rtoMaxS: rtoMaxS(r, family, recoveryRate),
+      rtoMaxS: rtoMaxS(r, family),
       state: r.atFaultEnd.state,
       openElapsedMs: round(r.atFaultEnd.openElapsedMs, 1),
       backlog: r.atFaultEnd.backlog,

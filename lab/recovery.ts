@@ -2,7 +2,7 @@ import { checkOptions } from '../lib/options.js';
 import { rtoMax, type RecoveryMechanics } from '../lib/sla.js';
 import { adaptiveBreakerOptions } from '../policies/adaptive-breaker/options.js';
 import { circuitBreakerOptions } from '../policies/circuit-breaker/options.js';
-import { MODEL } from './model.js';
+import { MODEL, SCENARIOS } from './model.js';
 import type { RowName } from './rows.js';
 import type { RunRecord } from './simulate.js';
 
@@ -68,23 +68,33 @@ export function familyMechanics(family: BreakerFamily): Pick<RecoveryMechanics, 
   return { openMs: gapMs(adaptive.probeRatio), probes, probeRoundMs: rampGapsMs + answersMs(probes) };
 }
 
-/** C's spare capacity once the fault is over: jobs per second beyond A's offered load. */
-export const DRAIN_PER_SECOND = (MODEL.workers * 1_000) / MODEL.serviceMeanMs - MODEL.offeredPerSecond;
+/** C's whole capacity once the fault is over, jobs per second: its drain while a breaker keeps the load away. */
+export const CAPACITY_PER_SECOND = (MODEL.workers * 1_000) / MODEL.serviceMeanMs;
+/** C's spare capacity once the fault is over: jobs per second beyond A's offered load (its drain with the breaker closed). */
+export const DRAIN_PER_SECOND = CAPACITY_PER_SECOND - MODEL.offeredPerSecond;
 
-/** `rtoMax`'s inputs for a breaker row's run: its family's mechanics and what the run measured when the fault ended. */
-export function rtoInputs(r: RunRecord, family: BreakerFamily, probeSuccessRate: number): RecoveryMechanics {
+/**
+ * `rtoMax`'s inputs for a breaker row's run: its family's mechanics, and what the run had when the fault ended
+ * (the breakers' state, C's held jobs). Once the fault is over C is healthy, so probes sent after its backlog
+ * drained succeed (`probeSuccessRate` 1); the jobs in service then may still take their slowed service time
+ * (at 90 %: ln 10 means; ×50 in the latency scenario).
+ */
+export function rtoInputs(r: RunRecord, family: BreakerFamily): RecoveryMechanics {
+  const slowdown = SCENARIOS[r.scenario].slowdown(SCENARIOS[r.scenario].faultEndMs - 1);
   return {
     ...familyMechanics(family),
     state: r.atFaultEnd.state,
     openElapsedMs: r.atFaultEnd.openElapsedMs,
     backlog: r.atFaultEnd.backlog,
     drainPerSecond: DRAIN_PER_SECOND,
-    probeSuccessRate,
+    capacityPerSecond: CAPACITY_PER_SECOND,
+    busyMs: slowdown * MODEL.serviceMeanMs * Math.log(10),
+    probeSuccessRate: 1,
   };
 }
 
 /** `rtoMax` (s; null = ∞) for a breaker row's run. */
-export function rtoMaxS(r: RunRecord, family: BreakerFamily, probeSuccessRate: number): number | null {
-  const ms = rtoMax(rtoInputs(r, family, probeSuccessRate));
+export function rtoMaxS(r: RunRecord, family: BreakerFamily): number | null {
+  const ms = rtoMax(rtoInputs(r, family));
   return Number.isFinite(ms) ? Math.round(ms / 10) / 100 : null;
 }

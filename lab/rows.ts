@@ -53,6 +53,8 @@ export interface RowSpec {
 }
 
 const T = MODEL.attemptTimeoutMs;
+/** `boundedRetry`'s total timeout in the lab: under A's 500 ms patience, so its bound is what A sees (100 ms left to answer A). */
+export const BOUNDED_TOTAL_MS = 400;
 const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items'): RowSpec => ({ make, breaker, keys });
 
 /**
@@ -62,7 +64,7 @@ const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items')
  * once (no backoff, no jitter), blind to A's deadline (it goes on retrying
  * after A gave up, holding one of B's threads), no budget, no breaker. `boundedRetry` is its remedy: the
  * same tries, with jittered exponential backoff, A's deadline propagated, and
- * its total timeout at A's patience. Then the strategies (`writeBehind` writes one independent record per request), with their own defaults except the time B
+ * its total timeout under A's patience ({@link BOUNDED_TOTAL_MS}). Then the strategies (`writeBehind` writes one independent record per request), with their own defaults except the time B
  * gives an attempt (300 ms; `slowCallShield` counts calls over 200 ms slow),
  * and, for `adaptiveDegrade`, thresholds and signals scaled to the model
  * (high load 150/s, medium 100/s; B's occupancy as CPU; C's recent success as health).
@@ -71,7 +73,7 @@ export const ROWS = {
   baseline: row((clock) => policy({ clock })),
   naiveRetry: row((clock, random, lab) => deadlineBlind(policy({ clock, random }).timeout(T).retry({ maxAttempts: 3, backoff: constant(0) }), clock, lab.orphan)),
   failFast: row((clock, random) => strategies.failFast({ clock, random, timeoutMs: T }), true),
-  boundedRetry: row((clock, random) => strategies.boundedRetry({ clock, random, attemptTimeoutMs: T, totalTimeoutMs: MODEL.callerPatienceMs })),
+  boundedRetry: row((clock, random) => strategies.boundedRetry({ clock, random, attemptTimeoutMs: T, totalTimeoutMs: BOUNDED_TOTAL_MS })),
   budgetedRetry: row((clock, random) => strategies.budgetedRetry({ clock, random, timeoutMs: T })),
   standard: row((clock, random) => strategies.standard({ clock, random, timeoutMs: T, fallback: degraded }), true),
   guardedRetry: row((clock, random) => strategies.guardedRetry({ clock, random, timeoutMs: T }), true),

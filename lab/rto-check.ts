@@ -10,7 +10,10 @@ export const RECOVERY_STEP_S = 0.1;
 export interface RtoCheck {
   /** Cells with a bound (breaker rows). */
   readonly cells: number;
-  /** Cells where the bound is at least the measured recovery (an infinite recovery needs an infinite bound). */
+  /**
+   * Cells where the bound is at least the measured recovery, within the measurement's step (the recovery is
+   * found in 0.1 s steps, so it is known to 0.1 s); an infinite recovery needs an infinite bound.
+   */
   readonly holds: number;
   readonly holdShare: number;
   /**
@@ -35,7 +38,7 @@ export function rtoCheck(cells: readonly { readonly figures: Figures }[]): RtoCh
     n++;
     const bound = f.rto.rtoMaxS;
     const measured = f.recoveryS;
-    if (bound === null ? true : measured !== null && bound >= measured) holds++;
+    if (bound === null ? true : measured !== null && bound + RECOVERY_STEP_S >= measured - 1e-9) holds++;
     if (bound !== null && measured !== null) {
       ratios.push((bound + RECOVERY_STEP_S) / (measured + RECOVERY_STEP_S));
       errorSum += bound - measured;

@@ -193,35 +193,40 @@ export interface RecoveryMechanics {
   readonly probeSuccessRate?: number;
   /** Jobs the dependency still holds (queued or running) when the fault ends. @defaultValue 0 */
   readonly backlog?: number;
-  /** The dependency's spare capacity: jobs per second it serves beyond the offered load. Needed when `backlog > 0`. */
+  /** The dependency's spare capacity: jobs per second it serves beyond the offered load (its drain while the breaker is closed). Needed when `backlog > 0`. */
   readonly drainPerSecond?: number;
+  /** The dependency's whole capacity, jobs per second: its drain while an open breaker keeps the load away. @defaultValue `drainPerSecond` */
+  readonly capacityPerSecond?: number;
+  /** How long the jobs already in service may still take when the fault ends (a slowed dependency's last slow jobs), ms. @defaultValue 0 */
+  readonly busyMs?: number;
   /** The probability with which the bound holds over the probes' luck, in (0, 1). @defaultValue 0.9 */
   readonly confidence?: number;
 }
 
 /**
  * The longest recovery to expect after a fault ends, from the mechanics that
- * delay it, in ms:
- * `drain + wait + n · probeRound + (n − 1) · openMs`, where
- * - `drain = backlog / drainPerSecond`: the dependency first serves the work
- *   it queued during the fault (its spare capacity is all it has for that);
- * - `wait = openMs − openElapsedMs` if the breaker is open (0 when closed or
- *   half-open): it refuses everything until its open period ends;
- * - `n = ⌈ln(1 − confidence) / ln(1 − p^probes)⌉` probe rounds (0 when
- *   closed): with probes that each succeed with chance p, a round closes the
- *   breaker with chance `p^probes`, and a failed round reopens it for another
- *   `openMs`. With p = 1, n = 1.
+ * delay it, in ms. With `drain(rate) = busyMs + backlog / rate`, the time the
+ * dependency needs to finish the work it holds:
+ * - closed: `drain(drainPerSecond)`: the load keeps coming, so only the spare
+ *   capacity works the backlog off;
+ * - open or half-open:
+ *   `max(wait, drain(capacityPerSecond)) + n · probeRound + (n − 1) · openMs`, where
+ *   `wait = openMs − openElapsedMs` if open (0 when half-open): the breaker
+ *   refuses everything until its open period ends while the dependency, spared
+ *   the load, drains at full capacity; then
+ *   `n = ⌈ln(1 − confidence) / ln(1 − p^probes)⌉` probe rounds: with probes
+ *   that each succeed with chance p, a round closes the breaker with chance
+ *   `p^probes`, and a failed round reopens it for another `openMs`. With p = 1, n = 1.
  *
- * The terms add up because they happen one after another: probes sent into a
- * dependency still draining its backlog time out. `Infinity` when nothing
- * can recover (p = 0, or a backlog with no spare capacity). The bound covers
- * what the breaker and the dependency do; a caller that retries or a
- * windowed trip rule that reopens on old failures can take longer.
+ * `Infinity` when nothing can recover (p = 0, or a backlog with no capacity).
+ * The bound covers one breaker and the dependency; a caller that retries,
+ * breakers in series, or a windowed trip rule that reopens on old failures
+ * can take longer.
  *
  * @example
  * ```ts
- * // open for 5 s, 2 s of it gone; one probe of ~20 ms that always succeeds; 300 queued jobs drained at 100/s
- * rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 300, drainPerSecond: 100 }); // 3000 + 3000 + 20 = 6020
+ * // open for 5 s, 2 s of it gone; one probe of ~20 ms that always succeeds; 600 queued jobs, 300/s capacity
+ * rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 600, drainPerSecond: 100, capacityPerSecond: 300 }); // max(3000, 2000) + 20 = 3020
  * ```
  */
 export function rtoMax(mechanics: RecoveryMechanics): number;
@@ -238,22 +243,23 @@ export function rtoMax(mechanics: RecoveryMechanics): number;
 export function rtoMax(inputs: RtoInputs): number;
 export function rtoMax(inputs: RecoveryMechanics | RtoInputs): number {
   if ('errorLatencyMs' in inputs) return rtoMaxAsPublished(inputs);
-  const { state, openMs, openElapsedMs = 0, probes = 1, probeRoundMs, probeSuccessRate = 1, backlog = 0, drainPerSecond = 0, confidence = 0.9 } = inputs;
+  const { state, openMs, openElapsedMs = 0, probes = 1, probeRoundMs, probeSuccessRate = 1, backlog = 0, drainPerSecond = 0, busyMs = 0, confidence = 0.9 } = inputs;
+  const capacityPerSecond = inputs.capacityPerSecond ?? drainPerSecond;
   if (!(openMs >= 0)) throw new RangeError(`openMs must be >= 0, got ${openMs}`);
   if (!(openElapsedMs >= 0)) throw new RangeError(`openElapsedMs must be >= 0, got ${openElapsedMs}`);
   if (!(probeRoundMs >= 0)) throw new RangeError(`probeRoundMs must be >= 0, got ${probeRoundMs}`);
   if (!(Number.isInteger(probes) && probes >= 1)) throw new RangeError(`probes must be an integer >= 1, got ${probes}`);
   checkUnit('probeSuccessRate', probeSuccessRate);
   if (!(backlog >= 0)) throw new RangeError(`backlog must be >= 0, got ${backlog}`);
+  if (!(busyMs >= 0)) throw new RangeError(`busyMs must be >= 0, got ${busyMs}`);
   if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must lie in (0, 1), got ${confidence}`);
-  let drainMs = 0;
-  if (backlog > 0) drainMs = drainPerSecond > 0 ? (backlog / drainPerSecond) * 1_000 : Infinity;
-  if (state === 'closed') return drainMs;
+  const drain = (perSecond: number): number => busyMs + (backlog === 0 ? 0 : perSecond > 0 ? (backlog / perSecond) * 1_000 : Infinity);
+  if (state === 'closed') return drain(drainPerSecond);
   const roundSucceeds = probeSuccessRate ** probes;
   if (roundSucceeds === 0) return Infinity;
   const rounds = roundSucceeds === 1 ? 1 : Math.max(1, Math.ceil(Math.log(1 - confidence) / Math.log(1 - roundSucceeds)));
   const wait = state === 'open' ? Math.max(0, openMs - openElapsedMs) : 0;
-  return drainMs + wait + rounds * probeRoundMs + (rounds - 1) * openMs;
+  return Math.max(wait, drain(capacityPerSecond)) + rounds * probeRoundMs + (rounds - 1) * openMs;
 }
 
 /**

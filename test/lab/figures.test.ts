@@ -54,10 +54,11 @@ describe('figures', () => {
     const { figures } = figuresOf(record((t) => t >= 30_000 && t < 60_000, 'standard'));
     // the adaptive breaker in the model: a probe every 100 ms (5 % of 200/s); 3 successes in a row to close (its 4×
     // ramp from 5 %: 20 %, 80 %, 100 %), admitted 25 ms and 6.25 ms apart and answered within the 90th percentile of
-    // three 20 ms exponential service times (Erlang: 5.3223 × 20 ms): a round of 137.7 ms. Probes succeed half the
-    // time: a round succeeds with 0.125, 18 rounds for 90 % (0.875^17 = 0.103, 0.875^18 = 0.090). Drain: 50 jobs at 100/s.
+    // three 20 ms exponential service times (Erlang: 5.3223 × 20 ms): a round of 137.7 ms. C is healthy after the
+    // fault: one round. Meanwhile C drains its 50 jobs at 300/s, after the job in service (ln 10 × 20 ms at 90 %),
+    // which outlasts the 60 ms left of the open period.
     const round = 25 + 6.25 + 5.32232 * 20;
-    const ms = 500 + (100 - 40) + 18 * round + 17 * 100;
+    const ms = Math.max(100 - 40, Math.log(10) * 20 + (50 / 300) * 1_000) + round;
     expect(figures.rto).toEqual({
       rtoMaxS: Math.round(ms / 10) / 100,
       state: 'open',
@@ -68,7 +69,7 @@ describe('figures', () => {
       asPublishedS: 8.29,
       errorLatencyMs: 2000,
     });
-    expect(figures.rto?.rtoMaxS).toBe(4.74);
+    expect(figures.rto?.rtoMaxS).toBe(0.35);
   });
 });
 

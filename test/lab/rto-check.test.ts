@@ -24,20 +24,21 @@ describe('rtoCheck', () => {
       cell(1, 1.9), // holds; (2.0)/(1.1)
       cell(0, 0.1), // holds; 0.2/0.1 = 2
       cell(2, 1), // fails; 1.1/2.1
+      cell(0.3, 0.2), // holds within the 0.1 s step; 0.3/0.4
       cell(null, null), // ∞ against ∞: holds, no ratio
       cell(null, 5), // fails: never recovered within the run
       cell(3, undefined), // not a breaker row
     ]);
-    expect(check.cells).toBe(5);
-    expect(check.holds).toBe(3);
-    expect(check.holdShare).toBeCloseTo(0.6, 12);
-    // ratios 0.524, 1.818, 2: median 1.818
-    expect(check.medianOverestimate).toBeCloseTo(2 / 1.1, 12);
-    // (0.9 + 0.1 − 1) / 3
-    expect(check.meanErrorS).toBeCloseTo(0, 12);
+    expect(check.cells).toBe(6);
+    expect(check.holds).toBe(4);
+    expect(check.holdShare).toBeCloseTo(4 / 6, 12);
+    // ratios 0.524, 0.75, 1.818, 2: median (0.75 + 1.818) / 2
+    expect(check.medianOverestimate).toBeCloseTo((0.75 + 2 / 1.1) / 2, 12);
+    // (0.9 + 0.1 − 1 − 0.1) / 4
+    expect(check.meanErrorS).toBeCloseTo(-0.025, 12);
     expect(check.passes).toBe(false);
     expect(rtoCheckLine(check)).toBe(
-      'rtoMax against the measured recovery (breaker rows): holds in 3 of 5 cells (60 %; claim ≥ 90 %), median overestimate 1.82× (claim ≤ 2×), mean error +0.0 s: FAIL',
+      'rtoMax against the measured recovery (breaker rows): holds in 4 of 6 cells (67 %; claim ≥ 90 %), median overestimate 1.28× (claim ≤ 2×), mean error +0.0 s: FAIL',
     );
   });
 
@@ -45,6 +46,7 @@ describe('rtoCheck', () => {
     const tight = Array.from({ length: 9 }, () => cell(1, 1.5));
     expect(rtoCheck([...tight, cell(1, 0.5)]).passes).toBe(true); // 9 of 10
     expect(rtoCheck([...tight, cell(1, 0.5), cell(1, 0.5)]).passes).toBe(false); // 9 of 11
+    expect(rtoCheck([...tight, cell(1, 0.5), cell(1, 0.9)]).passes).toBe(true); // 10 of 11: 0.9 is within the step
     expect(rtoCheck(Array.from({ length: 4 }, () => cell(1, 2.3))).passes).toBe(false); // 2.4 / 1.1 > 2
     expect(rtoCheck([]).passes).toBe(true);
     expect(rtoCheck([]).medianOverestimate).toBeNull();

@@ -358,7 +358,14 @@ describe('rtoMax: a bound from the breaker mechanics and the dependency drain', 
 
   it('open: the rest of the open period, then one probe round when probes always succeed', () => {
     expect(rtoMax({ state: 'open', openMs: 5_000, probeRoundMs: 20 })).toBe(5_020);
-    expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 300, drainPerSecond: 100 })).toBe(6_020);
+    // open: the dependency drains while the breaker waits (at its spare capacity unless the whole is given)
+    expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 300, drainPerSecond: 100 })).toBe(3_020);
+    expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 500, drainPerSecond: 100 })).toBe(5_020);
+    expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 1_500, drainPerSecond: 100, capacityPerSecond: 300 })).toBe(5_020);
+    expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20, backlog: 600, drainPerSecond: 100, capacityPerSecond: 300 })).toBe(2_020);
+    // the jobs in service add their time to the drain, closed or not
+    expect(rtoMax({ state: 'closed', openMs: 5_000, probeRoundMs: 20, busyMs: 700, backlog: 100, drainPerSecond: 100, capacityPerSecond: 300 })).toBe(1_700);
+    expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20, busyMs: 700 })).toBe(720);
     expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 9_000, probeRoundMs: 20 })).toBe(20);
     expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20 })).toBe(20);
   });
@@ -402,6 +409,7 @@ describe('rtoMax: a bound from the breaker mechanics and the dependency drain', 
     expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, confidence: 1 })).toThrow(/confidence/);
     expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, backlog: -3 })).toThrow(/backlog/);
     expect(() => rtoMax({ state: 'open', openMs: 1, openElapsedMs: -3, probeRoundMs: 1 })).toThrow(/openElapsedMs/);
+    expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, busyMs: -1 })).toThrow(new RangeError('busyMs must be >= 0, got -1'));
   });
 });
 
