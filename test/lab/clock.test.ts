@@ -30,16 +30,16 @@ const cases: [RowName, ScenarioName][] = [
 
 const perRequest = (r: RunRecord) => ({ outcome: Array.from(r.outcome), latency: Array.from(r.latency), attempts: Array.from(r.attempts), });
 
-/** Figures that differ by more than the lab clock's 1 ms slot can explain (rates 1 pp, latencies 5 %, load 0.05, B's peak 10 %). */
+/** Figures that differ by more than the lab clock's 1 ms slot can explain (rates 1 pp, latencies 5 % or 1 ms, load 0.05, B's peak 10 % or 2). */
 function apart(a: Figures, b: Figures): string[] {
   const out: string[] = [];
   const rate = (k: 'answered' | 'realSuccess' | 'realSuccessDuringFault') => Math.abs(a[k] - b[k]) > 0.01 && out.push(k);
   rate('answered');
   rate('realSuccess');
   rate('realSuccessDuringFault');
-  for (const k of ['p50Ms', 'p99Ms'] as const) if (Math.abs(a[k] - b[k]) > 0.05 * Math.max(a[k], b[k])) out.push(k);
+  for (const k of ['p50Ms', 'p99Ms'] as const) if (Math.abs(a[k] - b[k]) > Math.max(1, 0.05 * Math.max(a[k], b[k]))) out.push(k);
   if (Math.abs(a.amplification - b.amplification) > 0.05) out.push('amplification');
-  if (Math.abs(a.peakInFlight - b.peakInFlight) > 0.1 * Math.max(a.peakInFlight, b.peakInFlight)) out.push('peakInFlight');
+  if (Math.abs(a.peakInFlight - b.peakInFlight) > Math.max(2, 0.1 * Math.max(a.peakInFlight, b.peakInFlight))) out.push('peakInFlight');
   if (a.recoveryS !== b.recoveryS && (a.recoveryS === null || b.recoveryS === null || Math.abs(a.recoveryS - b.recoveryS) > 1)) out.push('recoveryS');
   return out;
 }
