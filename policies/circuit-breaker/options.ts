@@ -200,10 +200,15 @@ export interface ConsecutiveFailuresOptions extends CircuitBreakerCommonOptions 
   threshold?: number | undefined;
 }
 
-/** Trips when the error rate exceeds a threshold made of load, error rate and probe success (docs/breakers.md). */
+/** Trips when a risk score of load, error rate and probe distrust reaches `threshold` (docs/breakers.md). */
 export interface DynamicThresholdOptions extends CircuitBreakerCommonOptions {
-  /** The trip rule: the error rate over a threshold of load, error rate and probe success. */
+  /** The trip rule: a risk score of load, error rate and probe distrust reaching `threshold`. */
   trip: 'dynamicThreshold';
+  /**
+   * The risk score, in [0, 1], at which the breaker trips.
+   * @defaultValue 0.5
+   */
+  threshold?: number | undefined;
   /**
    * Weights of the threshold's three terms.
    * @defaultValue `{ rps: 0.3, errorRate: 0.5, probe: 0.2 }`
@@ -293,6 +298,7 @@ const strategyOptions = refined(
     consecutiveFailures: object({ strategy: oneOf(['consecutiveFailures']), threshold: withDefault(intAtLeast(0), 5), ...common }),
     dynamicThreshold: object({
       strategy: oneOf(['dynamicThreshold']),
+      threshold: withDefault(ratioRule, 0.5),
       weights: withDefault(object({ rps: weight(0.3), errorRate: weight(0.5), probe: weight(0.2) }), { rps: 0.3, errorRate: 0.5, probe: 0.2 }),
       baseRps: withDefault(number('expected a finite number > 0', above(0, 'expected a finite number > 0')), 100),
       ...common,

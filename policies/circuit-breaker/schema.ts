@@ -121,10 +121,12 @@ const weight = (d: number) =>
   finite('expected a finite number >= 0').min(0, { message: 'expected a finite number >= 0' })
     .default(d);
 
-/** Trips when the error rate exceeds a threshold made of load, error rate and probe success (docs/breakers.md). */
+/** Trips when a risk score of load, error rate and probe distrust reaches `threshold` (docs/breakers.md). */
 const DynamicThreshold = z
   .object({
     strategy: z.literal('dynamicThreshold'),
+    /** The risk score, in [0, 1], at which the breaker trips. @defaultValue 0.5 */
+    threshold: ratioSchema.default(0.5),
     /** Weights of the threshold's three terms. @defaultValue `{ rps: 0.3, errorRate: 0.5, probe: 0.2 }` */
     weights: z
       .object({ rps: weight(0.3), errorRate: weight(0.5), probe: weight(0.2) })

@@ -1,5 +1,5 @@
 import { judge } from '../../lib/judge.js';
-import { DYNAMIC_RISK_THRESHOLD, dynamicRiskScore, dynamicThreshold } from '../../lib/sla.js';
+import { dynamicRiskScore, dynamicThreshold } from '../../lib/sla.js';
 import type { CircuitBreakerStats, ResolvedCircuitBreakerOptions } from './options.js';
 
 /** Sentinel's `Float64Equals` tolerance for ratio thresholds. */
@@ -12,15 +12,6 @@ export function meets(ratio: number, threshold: number): boolean {
 
 /** The risk score of `lib/sla.ts` under its first name, kept importable from here; prefer `dynamicRiskScore` of `breakwater/sla`. */
 export { dynamicThreshold };
-
-/**
- * The fixed threshold of the `dynamicThreshold` rule: the option `threshold`
- * once the breaker's options carry it, else {@link DYNAMIC_RISK_THRESHOLD}.
- */
-function riskThreshold(o: object): number {
-  const t = (o as { threshold?: unknown }).threshold;
-  return typeof t === 'number' ? t : DYNAMIC_RISK_THRESHOLD;
-}
 
 /**
  * The trip rules of `CircuitBreakerPolicy`, one per value of its
@@ -57,7 +48,7 @@ export function tripFigure(
       const rps = (total * 1000) / o.windowMs;
       // A risk score against a fixed threshold: load and failed probes make the breaker less tolerant.
       const score = dynamicRiskScore({ rps, baseRps: o.baseRps, errorRate, probeSuccessRate }, o.weights);
-      return meets(score, riskThreshold(o)) ? score : NaN;
+      return meets(score, o.threshold) ? score : NaN;
     }
     case 'custom':
       // A throwing predicate counts as "trip", like a throwing `handle` counts as a failure.

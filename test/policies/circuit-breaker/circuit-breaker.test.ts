@@ -140,6 +140,19 @@ describe('circuitBreaker: closed (B3, B11)', () => {
     expect(run(4)).toBe('open'); // 0.3 + 0.2 = 0.5
   });
 
+  it('dynamicThreshold: the threshold option moves the score it trips at', () => {
+    const run = (threshold: number, failures: number) => {
+      const { b } = setup({ strategy: 'dynamicThreshold', threshold, baseRps: 10, windowMs: 1_000, minRequests: 10 });
+      succeed(b, 10 - failures);
+      fail(b, failures);
+      return b.state;
+    };
+    // at full load the score is 0.3 + 0.5·rate
+    expect(run(0.6, 5)).toBe('closed'); // 0.55 < 0.6
+    expect(run(0.6, 6)).toBe('open'); // 0.6
+    expect(run(0.35, 1)).toBe('open'); // 0.35
+  });
+
   it('dynamicThreshold: at low load it takes (nearly) every call failing', () => {
     // 10 calls / 10 s = 1 rps against baseRps 100: load 0.01, its term 0.003
     const mixed = setup({ strategy: 'dynamicThreshold', baseRps: 100, minRequests: 10 }).b;
