@@ -1,5 +1,4 @@
 import { Observable, Subject, type Subscription } from 'rxjs';
-import type { Criticality } from './criticality.js';
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -43,8 +42,8 @@ export interface LimitRejectedEvent extends EventBase {
   readonly reason: 'bulkheadFull' | 'rateLimited';
   /** For `'rateLimited'`: milliseconds until a call would be admitted. */
   readonly retryAfterMs?: number;
-  /** The criticality the refused call carried in `ctx.meta`, when it carried one. */
-  readonly criticality?: Criticality;
+  /** The `Criticality` the refused call carried in `ctx.meta`, when it carried one (spelt out: importing it would close a circle through lib/policy.ts). */
+  readonly criticality?: 'critical' | 'default' | 'sheddable';
   /** The refused call's partition, when the bulkhead has partitions and the call is in one. */
   readonly partition?: string;
 }
