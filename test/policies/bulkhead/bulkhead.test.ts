@@ -358,6 +358,78 @@ describe('bulkhead partitions', () => {
     expect((await Promise.all(flood)).filter((e) => e instanceof BulkheadRejectedError)).toHaveLength(2);
   });
 
+  it('never runs more than limit, runs or refuses every call and leaves nothing behind, under a random mix', async () => {
+    const clock = new TestClock(START);
+    const random = seededRandom(17);
+    const b = bulkhead({ limit: 5, queue: 4, clock, partitions: { a: 0.6, b: 0.2 }, partitionBy: 'p', reserve: { default: 0.2, sheddable: 0.4 } });
+    let running = 0;
+    let peak = 0;
+    let ran = 0;
+    let refused = 0;
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < 300; i++) {
+      const criticality = (['critical', 'default', 'sheddable'] as const)[Math.floor(random() * 3)]!;
+      const p = ['a', 'b', 'none'][Math.floor(random() * 3)]!;
+      const ms = Math.floor(random() * 30);
+      calls.push(
+        b
+          .execute(
+            async () => {
+              running++;
+              ran++;
+              peak = Math.max(peak, running);
+              await new Promise<void>((r) => clock.setTimeout(r, ms));
+              running--;
+            },
+            { meta: { criticality, p } },
+          )
+          .catch((e: unknown) => {
+            expect(e).toBeInstanceOf(BulkheadRejectedError);
+            refused++;
+          }),
+      );
+      if (random() < 0.5) await clock.advance(Math.floor(random() * 10));
+    }
+    await clock.runAll();
+    await Promise.all(calls);
+    expect(peak).toBe(5);
+    expect(ran + refused).toBe(300);
+    expect(refused).toBeGreaterThan(0);
+    expect([b.executing, b.queued, b.runningIn('a'), b.runningIn('b')]).toEqual([0, 0, 0, 0]);
+  });
+
+  it('runs a call within its partition share even where the reserve of its criticality would hold it back', async () => {
+    const b = bulkhead({ limit: 4, queue: 1, partitions: { sheddable: 0.5 }, reserve: { sheddable: 0.75 } });
+    const gate = deferred();
+    const critical = Array.from({ length: 3 }, () => b.execute(() => gate.promise, { meta: { criticality: 'critical' } }));
+    // 3 of 4 slots run: the reserve alone would keep a sheddable call out (it may borrow only while none runs).
+    const first = b.execute(() => gate.promise, { meta: { criticality: 'sheddable' } });
+    expect([b.executing, b.runningIn('sheddable')]).toEqual([4, 1]);
+    const second = b.execute(() => 'second', { meta: { criticality: 'sheddable' } });
+    expect(b.queued).toBe(1);
+    gate.resolve();
+    await Promise.all([...critical, first]);
+    await expect(second).resolves.toBe('second');
+  });
+
+  it('makes room in a full queue for a partition under its share by refusing the newest waiter of one over it', async () => {
+    const b = bulkhead({ limit: 2, queue: 1, partitions: { live: 0.5, batch: 0.5 }, partitionBy: 'traffic' });
+    const events: PolicyEvent[] = [];
+    b.events$.subscribe((e) => events.push(e));
+    const gate = deferred();
+    const run = (traffic: string) => b.execute(() => (traffic === 'live' ? 'live' : gate.promise), { meta: { traffic } });
+    const batch = [run('batch'), run('batch')];
+    const waiting = run('batch');
+    const live = run('live'); // same criticality: only its partition's share gives it the place
+    await expect(waiting).rejects.toBeInstanceOf(BulkheadRejectedError);
+    expect(events.filter((e) => e.type === 'limitRejected')).toEqual([{ type: 'limitRejected', policy: 'bulkhead', reason: 'bulkheadFull', partition: 'batch' }]);
+    // A second live call finds only a live waiter: nobody over its share to give way.
+    await expect(run('live')).rejects.toBeInstanceOf(BulkheadRejectedError);
+    gate.resolve();
+    await Promise.all(batch);
+    await expect(live).resolves.toBe('live');
+  });
+
   it('puts calls of no partition on borrowed capacity only', async () => {
     const b = bulkhead({ limit: 2, partitions: { live: 1 }, partitionBy: 'traffic', reserve: { sheddable: 0 } });
     const gate = deferred();
