@@ -131,7 +131,9 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
   allow(ctx?: Pick<ExecutionContext, 'meta'>): LimiterPermit {
     const meta = ctx?.meta ?? NO_META;
     const start = this.clock.now();
-    const partition = this.admit(meta);
+    const partition = this.partitionOf(meta);
+    if (!this.mayAdmit(partition, meta)) throw this.shed(meta, partition);
+    this.take(partition);
     return new LimiterPermit(this.core, start, this.flying, partition);
   }
 
@@ -139,12 +141,9 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     // A call its caller (or an aggressive deadline) already gave up takes no slot and measures nothing.
     const refused = refuseAborted(ctx);
     if (refused !== undefined) return refused;
-    let partition: number;
-    try {
-      partition = this.admit(ctx.meta);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const partition = this.partitionOf(ctx.meta);
+    if (!this.mayAdmit(partition, ctx.meta)) return Promise.reject(this.shed(ctx.meta, partition));
+    this.take(partition);
     // Read whether or not anyone listens: the start is the response time's too.
     const start = this.clock.now();
     const call = new LimitedCall<R>(this.core, op, start, this.flying, ctx, partition);
@@ -195,20 +194,26 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     if (this.events.observed) this.outcome(result, start, error, now);
   }
 
+  /** The partition of a call labelled `meta`. */
+  private partitionOf(meta: Readonly<Record<string, string>>): number {
+    return this.partitions === undefined ? NO_PARTITION : this.partitions.of(meta);
+  }
+
   /**
-   * Takes a slot for a call labelled `meta` and returns its partition, or
-   * throws the shed error: concurrency-limits refuses a call only when the
-   * limit is reached and its partition is at or over its share; the reserve
-   * of its criticality lowers that limit.
+   * True when a call labelled `meta` in `partition` may have a slot:
+   * concurrency-limits refuses a call only when the limit is reached and its
+   * partition is at or over its share; the reserve of its criticality lowers
+   * that limit.
    */
-  private admit(meta: Readonly<Record<string, string>>): number {
-    const partition = this.partitions === undefined ? NO_PARTITION : this.partitions.of(meta);
-    if (this.partitions?.under(partition, this.admitted) !== true && !fits(this.flying, this.admitted, reserveFor(this.reserve, criticalityOf({ meta })))) {
-      throw this.shed(meta, partition);
-    }
+  private mayAdmit(partition: number, meta: Readonly<Record<string, string>>): boolean {
+    if (this.partitions?.under(partition, this.admitted) === true) return true;
+    return fits(this.flying, this.admitted, reserveFor(this.reserve, criticalityOf({ meta })));
+  }
+
+  /** A call of `partition` takes a slot. */
+  private take(partition: number): void {
     this.flying++;
     this.partitions?.enter(partition);
-    return partition;
   }
 
   /** A slot of `partition` is free again. */

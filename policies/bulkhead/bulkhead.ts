@@ -88,7 +88,7 @@ export class BulkheadPolicy extends PolicyBase {
     const start = this.clock.now();
     const rank = criticalityRank(criticalityOf(c));
     const partition = this.partitions === undefined ? NO_PARTITION : this.partitions.of(c.meta);
-    // No waiter may run while a slot is free (pump keeps it so): a call that may run overtakes nobody who could.
+    // No waiter may run while a slot is free (release hands free slots on at once): a call that may run overtakes nobody who could.
     if (this.mayRun(rank, partition)) {
       this.take(partition);
       return this.run(op, c, next, start, partition);

@@ -417,7 +417,7 @@ describe('bulkhead partitions', () => {
     const events: PolicyEvent[] = [];
     b.events$.subscribe((e) => events.push(e));
     const gate = deferred();
-    const run = (traffic: string) => b.execute(() => (traffic === 'live' ? 'live' : gate.promise), { meta: { traffic } });
+    const run = (traffic: string) => b.execute<unknown>(() => (traffic === 'live' ? 'live' : gate.promise), { meta: { traffic } });
     const batch = [run('batch'), run('batch')];
     const waiting = run('batch');
     const live = run('live'); // same criticality: only its partition's share gives it the place
