@@ -27,9 +27,9 @@ async function timeAsync(label, body) {
 
 const def = breaker();
 const sre = sreBreaker();
-const cb = circuitBreaker({ strategy: 'errorRatio' });
-const slow = circuitBreaker({ strategy: 'slowCallRatio' });
-const consecutive = circuitBreaker({ strategy: 'consecutiveFailures' });
+const cb = circuitBreaker({ trip: 'errorRatio' });
+const slow = circuitBreaker({ trip: 'slowCallRatio' });
+const consecutive = circuitBreaker({ trip: 'consecutiveFailures' });
 
 console.log(`node ${process.version}, ${N.toLocaleString()} calls each\n`);
 timeSync('bare fn()', fn);
@@ -42,7 +42,7 @@ timeSync('circuitBreaker consecutive allow()+success()', () => consecutive.allow
 // The same with a clock whose now() is free, to separate the breaker's own cost from Date.now().
 const frozen = { now: () => 1_700_000_000_000, setTimeout, clearTimeout };
 const sreF = sreBreaker({ clock: frozen });
-const cbF = circuitBreaker({ strategy: 'errorRatio', clock: frozen });
+const cbF = circuitBreaker({ trip: 'errorRatio', clock: frozen });
 timeSync('  same, free clock: sreBreaker', () => sreF.allow().success());
 timeSync('  same, free clock: circuitBreaker errorRatio', () => cbF.allow().success());
 console.log();
@@ -82,7 +82,7 @@ if (typeof globalThis.gc !== 'function') {
 } else {
   heapPerBreaker('100k breaker() (default), one call each', () => breaker());
   heapPerBreaker('100k sreBreaker(), one call each', () => sreBreaker());
-  heapPerBreaker('100k circuitBreaker(errorRatio), one call each', () => circuitBreaker({ strategy: 'errorRatio' }));
+  heapPerBreaker('100k circuitBreaker(errorRatio), one call each', () => circuitBreaker({ trip: 'errorRatio' }));
   const reg = breakerRegistry();
   heapPerBreaker('100k registry keys (default), one call each', (i) => reg.get(`key-${i}`));
   const reg2 = breakerRegistry({ defaults: { strategy: 'errorRatio' } });

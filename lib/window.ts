@@ -15,7 +15,7 @@
  *
  * Bucket `i` covers clock times `[origin + i·bucketMs, origin + (i+1)·bucketMs)`
  * and is visible while `current − i < size`. `origin` fixes the alignment:
- * {@link goZeroOrigin} (construction time) or {@link leapArrayOrigin}
+ * `goZeroOrigin` (construction time) or `leapArrayOrigin`
  * (multiples of the bucket length, Sentinel).
  *
  * @example

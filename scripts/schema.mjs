@@ -9,5 +9,6 @@ const schema = z.toJSONSchema(PipelineConfigSchema, { io: 'input', unrepresentab
 schema.title = 'breakwater pipeline config';
 // JSON Schema cannot relate one field to another: say where those rules are, for whoever reads the file.
 schema.$comment = 'Cross-field rules (cache retainMs >= ttlMs + staleWhileRevalidateMs, breaker buckets dividing windowMs, ...) are not in this file: PipelineConfigSchema and fromConfig check them. The list: docs/config.md, "The JSON Schema".';
-writeFileSync(new URL('../dist/schema.json', import.meta.url), `${JSON.stringify(schema, null, 2)}\n`);
+// Written without indentation: editors read it, people read PipelineConfigSchema and docs/config.md.
+writeFileSync(new URL('../dist/schema.json', import.meta.url), `${JSON.stringify(schema)}\n`);
 console.log('dist/schema.json written');

@@ -36,7 +36,7 @@ export function cockatielChain() {
 export const ourBreakers = {
   'breaker (default)': () => breaker(),
   sreBreaker: () => sreBreaker(),
-  'circuitBreaker(errorRatio)': () => circuitBreaker({ strategy: 'errorRatio' }),
+  'circuitBreaker(errorRatio)': () => circuitBreaker({ trip: 'errorRatio' }),
 };
 
 export const cockatielBreakers = {

@@ -72,7 +72,7 @@ export async function importCpu() {
         row("import CPU, import('breakwater') (fresh process, median)", 'ms', net.breakwater, budget, 'rxjs + cockatiel', 1, '<= rxjs + cockatiel'),
         row('import CPU, breakwater vs cockatiel (whole library)', 'ms', net.breakwater, net.cockatiel, 'cockatiel', Infinity, 'info'),
         row('import CPU, rxjs alone (a peer: in both sides of the target)', 'ms', net.rxjs, net.cockatiel, 'cockatiel', Infinity, 'info'),
-        row('import CPU, zod alone (imported by the root today)', 'ms', net.zod, net.cockatiel, 'cockatiel', Infinity, 'info'),
+        row('import CPU, zod alone (loaded by breakwater/config only)', 'ms', net.zod, net.cockatiel, 'cockatiel', Infinity, 'info'),
       ],
       raw: { runs: importRuns, grossMs: gross, netMedianMs: net },
     };

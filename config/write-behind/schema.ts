@@ -3,7 +3,7 @@ import { clockSchema, fnSchema, intAtLeast, nameSchema, positiveMs, randomSchema
 import type { Deliver } from './options.js';
 import { isWriteQueue, type WriteQueue } from './queue.js';
 
-/** The zod schema of {@link writeBehind}'s options (the writer checks them with the plain rules of `writeBehindOptions`). */
+/** The zod schema of `writeBehind`'s options (the writer checks them with the plain rules of `writeBehindOptions`). */
 export const WriteBehindOptionsSchema = z
   .object({
     /** Delivers a payload (a named function, so queued payloads can be replayed after a restart). */

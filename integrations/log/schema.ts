@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { clockSchema, nonNegativeMs } from '../../lib/schemas.js';
 
-/** The zod schema of {@link logEvents}'s options (it checks them with the plain rules of `logEventsOptions`). */
+/** The zod schema of `logEvents`'s options (it checks them with the plain rules of `logEventsOptions`). */
 export const LogEventsOptionsSchema = z
   .object({
     /**

@@ -4,5 +4,7 @@
  */
 export { registerOtelMetrics } from './metrics.js';
 export { OtelOptionsSchema, type OtelOptions } from './options.js';
+export { ATTR_POLICY, ATTR_OUTCOME, ATTR_STATE, ATTR_KEY, ATTR_ERROR_TYPE } from './attributes.js';
+export { errorType, OTHER_ERROR_TYPE } from './error-type.js';
 export type { WatchHandle } from '../shared/handle.js';
 export type { Observed } from '../shared/observed.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bucketsSchema } from '../shared/options.js';
 import type { Meter } from '@opentelemetry/api';
+import { isTakenAttribute } from './attributes.js';
 
 /** Options of {@link registerOtelMetrics}. */
 export const OtelOptionsSchema = z
@@ -15,12 +16,12 @@ export const OtelOptionsSchema = z
       })
       .optional(),
     /**
-     * Namespace of every instrument name (`breakwater.calls`, ...).
+     * Namespace of every instrument name (`breakwater.calls`, ...); attribute names keep the `breakwater.` namespace.
      * @defaultValue `'breakwater.'`
      */
     prefix: z.string().default('breakwater.'),
     /**
-     * Constant attributes put on every data point (`{ service: 'checkout' }`); `policy`, `result`, `state` and `key` are taken.
+     * Constant attributes put on every data point (`{ service: 'checkout' }`); every `breakwater.*` name and `error.type` are taken.
      * @defaultValue none
      */
     attributes: z
@@ -28,7 +29,7 @@ export const OtelOptionsSchema = z
       // Each key checked here, not in the record's key schema: zod reports a key's own message as "Invalid key in record".
       .superRefine((attributes, ctx) => {
         for (const k of Object.keys(attributes)) {
-          if (k === 'policy' || k === 'result' || k === 'state' || k === 'key') ctx.addIssue({ code: 'custom', path: [k], message: 'expected a free attribute name' });
+          if (isTakenAttribute(k)) ctx.addIssue({ code: 'custom', path: [k], message: 'expected a free attribute name (breakwater.* and error.type are taken)' });
         }
       })
       .default({}),
@@ -38,7 +39,7 @@ export const OtelOptionsSchema = z
      */
     buckets: bucketsSchema.optional(),
     /**
-     * Adds a `key` attribute from events that carry one (keyed breakers); off by default to keep cardinality bounded.
+     * Adds a `breakwater.policy.key` attribute from events that carry one (keyed breakers); off by default to keep cardinality bounded.
      * @defaultValue false
      */
     perKey: z.boolean().default(false),

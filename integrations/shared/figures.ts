@@ -7,8 +7,11 @@ import { breakersOf, loose, PolicyNames, stateValue, type Observed } from './obs
 export interface FigureSink {
   /** A breaker's state changed (0 closed, 1 open, 2 half-open); `key` only for a keyed breaker's breakers under `perKey`. */
   state(policy: string, value: number, key: string | undefined): void;
-  /** A policy handled a call; `seconds` is `undefined` for shed calls, which did no work. */
-  call(policy: string, result: OutcomeResult, seconds: number | undefined, key: string | undefined): void;
+  /**
+   * A policy handled a call; `seconds` is `undefined` for shed calls, which did no work;
+   * `error` is the outcome event's thrown value (`undefined` for a success, an answered call, or a result judged a failure).
+   */
+  call(policy: string, result: OutcomeResult, seconds: number | undefined, key: string | undefined, error: unknown): void;
   /** A retry policy is about to try again. */
   retry(policy: string, key: string | undefined): void;
 }
@@ -46,7 +49,7 @@ export function watchFigures(target: Observed, sink: FigureSink, perKey: boolean
           const result = e['result'] as OutcomeResult;
           const ms = e['durationMs'];
           const seconds = !isTimedOutcome(result) || typeof ms !== 'number' ? undefined : ms / 1000;
-          sink.call(policy, result, seconds, key);
+          sink.call(policy, result, seconds, key, e['error']);
           break;
         }
         case 'retry':

@@ -3,7 +3,7 @@ import type { AdaptiveBreakerSnapshot } from './options.js';
 import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/schema.js';
 import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/schemas.js';
 
-/** The zod schema of {@link AdaptiveBreakerSnapshot}. */
+/** The zod schema of `AdaptiveBreakerSnapshot`. */
 export const AdaptiveBreakerSnapshotSchema = z
   .object({
     kind: z.literal('adaptive'),
@@ -39,9 +39,9 @@ export const AdaptiveBreakerSnapshotSchema = z
 const atLeastOne = finite('expected a finite number >= 1').min(1, { message: 'expected a finite number >= 1' });
 
 /**
- * The zod schema of {@link adaptiveBreaker}'s options, before the cross-field
+ * The zod schema of `adaptiveBreaker`'s options, before the cross-field
  * rules; the options themselves are written out, with their documentation, in
- * {@link AdaptiveBreakerOptions}.
+ * `AdaptiveBreakerOptions`.
  */
 export const AdaptiveBreakerShape = z
   .object({
@@ -63,12 +63,12 @@ export const AdaptiveBreakerShape = z
   })
   .strict();
 
-/** The cross-field rules of {@link AdaptiveBreakerShape}: buckets divide windowMs, a snapshot has the window's grid. */
+/** The cross-field rules of `AdaptiveBreakerShape`: buckets divide windowMs, a snapshot has the window's grid. */
 export function checkAdaptive(o: { windowMs: number; buckets: number; initialState?: AdaptiveBreakerSnapshot | undefined }, ctx: z.RefinementCtx): void {
   checkBuckets(o, ctx);
   checkSnapshotGrid(o, ctx);
 }
 
-/** The zod schema of {@link adaptiveBreaker}'s options: {@link AdaptiveBreakerShape} with its cross-field rules. */
+/** The zod schema of `adaptiveBreaker`'s options: `AdaptiveBreakerShape` with its cross-field rules. */
 export const AdaptiveBreakerOptionsSchema = AdaptiveBreakerShape.superRefine(checkAdaptive);
 

@@ -5,7 +5,7 @@ import { limitProblems } from './options.js';
 const finiteAtLeast = (min: number) =>
   z.number({ message: `expected a finite number >= ${min}` }).min(min, { message: `expected a finite number >= ${min}` });
 
-/** The zod schema of {@link GradientOptions}. */
+/** The zod schema of `GradientOptions`. */
 export const GradientOptionsSchema = z
   .object({
     kind: z.literal('gradient'),
@@ -17,7 +17,7 @@ export const GradientOptionsSchema = z
   })
   .strict();
 
-/** The zod schema of {@link AimdOptions}. */
+/** The zod schema of `AimdOptions`. */
 export const AimdOptionsSchema = z
   .object({
     kind: z.literal('aimd'),
@@ -27,7 +27,7 @@ export const AimdOptionsSchema = z
   })
   .strict();
 
-/** The zod schema of {@link VegasOptions}. */
+/** The zod schema of `VegasOptions`. */
 export const VegasOptionsSchema = z
   .object({
     kind: z.literal('vegas'),
@@ -50,7 +50,7 @@ export const LimitAlgorithmSchema = z.union([
   z.enum(['gradient', 'aimd', 'vegas'], { message: ALGORITHM }).transform((kind) => algorithmSchemas[kind].parse({ kind })),
 ]);
 
-/** The data part of {@link AdaptiveLimiterOptions}, shared with the config entry. */
+/** The data part of `AdaptiveLimiterOptions`, shared with the config entry. */
 export const AdaptiveLimiterShape = z
   .object({
     algorithm: LimitAlgorithmSchema.prefault('gradient'),
@@ -75,7 +75,7 @@ export const AdaptiveLimiterShape = z
 /** Runs a cross-field rule only on fields that passed their own checks, so one mistake is not reported twice. */
 const onceValid = { when: (payload: z.core.ParsePayload): boolean => payload.issues.length === 0 };
 
-/** The cross-field rules of {@link AdaptiveLimiterShape}: the limits are ordered, the window bounds too. */
+/** The cross-field rules of `AdaptiveLimiterShape`: the limits are ordered, the window bounds too. */
 export function checkLimits(
   o: { initialLimit: number; minLimit: number; maxLimit: number; windowMs: number; maxWindowMs: number },
   ctx: z.RefinementCtx,
@@ -83,5 +83,5 @@ export function checkLimits(
   for (const p of limitProblems(o)) ctx.addIssue({ code: 'custom', path: [p.key], message: p.message });
 }
 
-/** The zod schema of {@link AdaptiveLimiterOptions}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of `AdaptiveLimiterOptions`, for `fromConfig` and the JSON Schema. */
 export const AdaptiveLimiterOptionsSchema = AdaptiveLimiterShape.superRefine(checkLimits, onceValid);

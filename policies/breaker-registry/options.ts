@@ -26,7 +26,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export interface BreakerRegistryOptions {
   /**
    * Options of every breaker the registry makes: the default breaker's (`adaptiveBreaker`), state-machine options
-   * (with `strategy`), or SRE options marked `family: 'sre'`. Validated once, at construction, by the breaker's own rules.
+   * (with `trip`, or `strategy`), or SRE options marked `family: 'sre'`. Validated once, at construction, by the breaker's own rules.
    * @defaultValue `{}` (the default breaker with its defaults)
    */
   defaults?: AdaptiveDefaults | SreDefaults | CircuitBreakerOptions | undefined;

@@ -28,7 +28,7 @@ export type AnyBreaker = AdaptiveBreakerPolicy | SreBreakerPolicy | CircuitBreak
  *
  * @example
  * ```ts
- * const perMethod = breakerRegistry({ defaults: { strategy: 'errorRatio' } });
+ * const perMethod = breakerRegistry({ defaults: { trip: 'errorRatio' } });
  * await perMethod.get('GET /users').execute(getUsers);
  * ```
  */
@@ -55,7 +55,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
     this.idleMs = o.idleMs;
     this.clock = o.clock ?? systemClock;
     const defaults = o.defaults ?? {};
-    if ('strategy' in defaults) this.machine = parseMachine({ clock: o.clock, ...defaults });
+    if ('trip' in defaults || 'strategy' in defaults) this.machine = parseMachine({ clock: o.clock, ...defaults });
     else {
       const { family, ...rest } = defaults;
       if (family === 'sre') this.sre = parseSre({ clock: o.clock, random: o.random, ...rest });
@@ -189,12 +189,12 @@ function parseDefaults<T>(rule: Rule<T>, input: unknown): T {
 
 /**
  * Makes a {@link BreakerRegistry}: default breakers (`adaptiveBreaker`) unless
- * `defaults` has a `strategy` (state machines) or says `family: 'sre'`
+ * `defaults` has a `trip` (or `strategy`, its deprecated name: state machines) or says `family: 'sre'`
  * (go-zero's SRE breakers).
  *
  * @example
  * ```ts
- * const tenants = breakerRegistry({ defaults: { strategy: 'consecutiveFailures', threshold: 5 }, idleMs: 600_000 });
+ * const tenants = breakerRegistry({ defaults: { trip: 'consecutiveFailures', threshold: 5 }, idleMs: 600_000 });
  * const b = tenants.get(tenantId);
  * ```
  */

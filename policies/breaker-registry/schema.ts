@@ -3,7 +3,7 @@ import { clockSchema, nameSchema, positiveMs, randomSchema } from '../../lib/sch
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import { isPlainObject, type AdaptiveDefaults, type SreDefaults } from './options.js';
 
-/** The zod schema of the options of {@link breakerRegistry} and {@link keyedBreaker}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `breakerRegistry` and `keyedBreaker`, for `fromConfig` and the JSON Schema. */
 export const BreakerRegistryOptionsSchema = z
   .object({
     /**

@@ -7,7 +7,7 @@ const count = (min: number) =>
     .int({ message: `expected an integer >= ${min}` })
     .min(min, { message: `expected an integer >= ${min}` });
 
-/** The zod schema of the options of {@link bulkhead}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `bulkhead`, for `fromConfig` and the JSON Schema. */
 export const BulkheadOptionsSchema = z
   .object({
     /** Most calls running at once. */

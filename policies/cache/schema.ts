@@ -6,7 +6,7 @@ import { isCacheStore } from './options.js';
 import { isCacheCodec } from './memory-store.js';
 import type { CacheCodec } from './store.js';
 
-/** Options of {@link cache}. */
+/** Options of `cache`. */
 export const CacheOptionsSchema = z
   .object({
     /** How long a stored value is fresh: answered without a call. */
@@ -17,7 +17,7 @@ export const CacheOptionsSchema = z
      */
     staleWhileRevalidateMs: nonNegativeMs.default(0),
     /**
-     * How long the store keeps a value after writing it, so that {@link CachePolicy.stale} can answer with it
+     * How long the store keeps a value after writing it, so that `CachePolicy.stale` can answer with it
      * long after it expired (for fallbacks). At least `ttlMs + staleWhileRevalidateMs`.
      * @defaultValue `Infinity` (until the store's own bound evicts it)
      */
@@ -46,7 +46,7 @@ export const CacheOptionsSchema = z
   });
 
 
-/** The zod schema of the options of {@link memoryCacheStore}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `memoryCacheStore`, for `fromConfig` and the JSON Schema. */
 export const MemoryCacheStoreOptionsSchema = z
   .object({
     /** Most keys kept; the least recently used is evicted first. @defaultValue 1_000 */

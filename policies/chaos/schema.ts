@@ -3,7 +3,7 @@ import { clockSchema, fnSchema, nameSchema, nonNegativeMs, randomSchema } from '
 import type { ExecutionContext } from '../../lib/policy.js';
 import type { ChaosResult } from './options.js';
 
-/** The zod schema of the options of {@link chaos}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `chaos`, for `fromConfig` and the JSON Schema. */
 export const ChaosOptionsSchema = z
   .object({
     /**

@@ -1,11 +1,12 @@
 import { BreakerPolicy, SUCCESS, TIMEOUT, type Settlement } from '../breaker/breaker.js';
 import { systemClock } from '../../lib/clock.js';
-import { BrokenCircuitError } from '../../lib/errors.js';
+import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../breaker/events.js';
 import { checkOptions } from '../../lib/options.js';
 import { leapArrayOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import {
   circuitBreakerOptions,
+  hasOption,
   type CircuitBreakerOptions,
   type CircuitBreakerSnapshot,
   type CircuitBreakerStats,
@@ -23,7 +24,7 @@ import { tripFigure } from './trips.js';
  *
  * @example
  * ```ts
- * const b = circuitBreaker({ strategy: 'errorRatio', threshold: 0.5, minRequests: 20 });
+ * const b = circuitBreaker({ trip: 'errorRatio', threshold: 0.5, minRequests: 20 });
  * b.state$.subscribe((s) => log.info('breaker', s));
  * ```
  */
@@ -67,7 +68,7 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
    * @example
    * ```ts
    * const saved = JSON.stringify(b.snapshot());
-   * const again = circuitBreaker({ strategy: 'errorRatio', initialState: JSON.parse(saved) });
+   * const again = circuitBreaker({ trip: 'errorRatio', initialState: JSON.parse(saved) });
    * ```
    */
   snapshot(): CircuitBreakerSnapshot {
@@ -93,11 +94,24 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
   /**
    * Changes thresholds and timings in place (hot reload): the window's counts,
    * the state and the streaks survive, and the next call sees the new options.
-   * `strategy`, `windowMs` and `buckets` shape the window and cannot change
+   * `trip`, `windowMs` and `buckets` shape the window and cannot change
    * in place; asking to is a `ConfigError`, and nothing changes.
+   *
+   * @example
+   * ```ts
+   * b.reconfigure({ trip: 'errorRatio', threshold: 0.3, openMs: 10_000 });
+   * ```
    */
-  reconfigure(options: Omit<CircuitBreakerOptions, 'clock' | 'name' | 'initialState'>): void {
-    const o = this.reparse((i, p) => checkOptions(circuitBreakerOptions, i, p), options, this.o, ['strategy', 'windowMs', 'buckets']);
+  reconfigure(options: CircuitBreakerOptions extends infer O ? (O extends unknown ? Omit<O, 'clock' | 'name' | 'initialState'> : never) : never): void {
+    let o: ResolvedCircuitBreakerOptions;
+    try {
+      o = this.reparse((i, p) => checkOptions(circuitBreakerOptions, i, p), options, this.o, ['strategy', 'windowMs', 'buckets']);
+    } catch (e) {
+      // The rules already say `trip` to a caller who wrote it (and refuse both spellings under `strategy`);
+      // only the in-place check speaks of the resolved field.
+      if (!(e instanceof ConfigError) || !hasOption(options, 'trip') || hasOption(options, 'strategy')) throw e;
+      throw new ConfigError(this.name, e.issues.map((i) => (i.path === 'strategy' ? { ...i, path: 'trip' } : i)));
+    }
     this.o = { ...o, clock: this.o.clock };
     this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
   }
@@ -263,14 +277,15 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
 
 /**
  * Makes a {@link CircuitBreakerPolicy}, the closed/open/half-open state machine
- * (Sentinel, gobreaker), with one of six trip rules (its `strategy` option). Defaults: 10 s window in
+ * (Sentinel, gobreaker), with one of six trip rules (its `trip` option; `strategy`, the
+ * deprecated name, still works). Defaults: 10 s window in
  * 10 buckets, `minRequests` 20, `openMs` 5 000, `probes` 1, `maxHalfOpenMs`
  * 60 000, `threshold` 0.5 for ratios and 5 for counts, `slowCallMs` 1 000.
  *
  * @example
  * ```ts
- * const b = circuitBreaker({ strategy: 'consecutiveFailures', threshold: 5, openMs: 10_000 });
- * const slow = circuitBreaker({ strategy: 'slowCallRatio', slowCallMs: 500, threshold: 0.3 });
+ * const b = circuitBreaker({ trip: 'consecutiveFailures', threshold: 5, openMs: 10_000 });
+ * const slow = circuitBreaker({ trip: 'slowCallRatio', slowCallMs: 500, threshold: 0.3 });
  * ```
  */
 export function circuitBreaker(options: CircuitBreakerOptions): CircuitBreakerPolicy {

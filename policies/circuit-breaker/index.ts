@@ -3,6 +3,9 @@ export { circuitBreaker, CircuitBreakerPolicy } from './circuit-breaker.js';
 export type {
   CircuitBreakerSnapshot,
   CircuitBreakerOptions,
+  CircuitBreakerTripOptions,
+  CircuitBreakerStrategyOptions,
+  CircuitBreakerStrategyOption,
   CircuitBreakerCommonOptions,
   SlowCallRatioOptions,
   ErrorRatioOptions,

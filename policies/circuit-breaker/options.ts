@@ -20,12 +20,15 @@ import {
   positiveMs,
   refined,
   withDefault,
+  Findings,
+  type PathPart,
+  type Rule,
   type RuleOutput,
 } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
 
-/** What {@link CircuitBreakerPolicy.stats} reports, and what a `custom` strategy's `readyToTrip` sees. */
+/** What {@link CircuitBreakerPolicy.stats} reports, and what a `custom` trip rule's `readyToTrip` sees. */
 export interface CircuitBreakerStats {
   /** Calls completed in the window (closed state only; shed calls are not counted). */
   readonly total: number;
@@ -89,10 +92,10 @@ export const circuitBreakerSnapshot = object(
   },
 );
 
-/** The options every {@link circuitBreaker} strategy shares. */
+/** The options every {@link circuitBreaker} trip rule shares. */
 export interface CircuitBreakerCommonOptions {
   /**
-   * Calls the window must hold before the strategy is evaluated (Sentinel `MinRequestAmount`); not used by `consecutiveFailures`.
+   * Calls the window must hold before the trip rule is evaluated (Sentinel `MinRequestAmount`); not used by `consecutiveFailures`.
    * @defaultValue 20
    */
   minRequests?: number | undefined;
@@ -150,8 +153,8 @@ export interface CircuitBreakerCommonOptions {
 
 /** Trips when slow calls / calls `>= threshold` (Sentinel `SlowRequestRatio`). */
 export interface SlowCallRatioOptions extends CircuitBreakerCommonOptions {
-  /** The strategy. */
-  strategy: 'slowCallRatio';
+  /** The trip rule: slow calls / calls `>= threshold`. */
+  trip: 'slowCallRatio';
   /**
    * Share of slow calls that trips the breaker, in [0, 1].
    * @defaultValue 0.5
@@ -166,8 +169,8 @@ export interface SlowCallRatioOptions extends CircuitBreakerCommonOptions {
 
 /** Trips when failures / calls `>= threshold` (Sentinel `ErrorRatio`). */
 export interface ErrorRatioOptions extends CircuitBreakerCommonOptions {
-  /** The strategy. */
-  strategy: 'errorRatio';
+  /** The trip rule: failures / calls `>= threshold`. */
+  trip: 'errorRatio';
   /**
    * Share of failures that trips the breaker, in [0, 1].
    * @defaultValue 0.5
@@ -177,8 +180,8 @@ export interface ErrorRatioOptions extends CircuitBreakerCommonOptions {
 
 /** Trips when failures in the window `>= threshold` (Sentinel `ErrorCount`). */
 export interface ErrorCountOptions extends CircuitBreakerCommonOptions {
-  /** The strategy. */
-  strategy: 'errorCount';
+  /** The trip rule: failures in the window `>= threshold`. */
+  trip: 'errorCount';
   /**
    * Failures in the window that trip the breaker.
    * @defaultValue 5
@@ -188,8 +191,8 @@ export interface ErrorCountOptions extends CircuitBreakerCommonOptions {
 
 /** Trips on the `threshold`-th failure in a row (gobreaker `ConsecutiveFailures`). */
 export interface ConsecutiveFailuresOptions extends CircuitBreakerCommonOptions {
-  /** The strategy. */
-  strategy: 'consecutiveFailures';
+  /** The trip rule: the `threshold`-th failure in a row. */
+  trip: 'consecutiveFailures';
   /**
    * Failures in a row that trip the breaker.
    * @defaultValue 5
@@ -199,8 +202,8 @@ export interface ConsecutiveFailuresOptions extends CircuitBreakerCommonOptions 
 
 /** Trips when the error rate exceeds a threshold made of load, error rate and probe success (docs/breakers.md). */
 export interface DynamicThresholdOptions extends CircuitBreakerCommonOptions {
-  /** The strategy. */
-  strategy: 'dynamicThreshold';
+  /** The trip rule: the error rate over a threshold of load, error rate and probe success. */
+  trip: 'dynamicThreshold';
   /**
    * Weights of the threshold's three terms.
    * @defaultValue `{ rps: 0.3, errorRate: 0.5, probe: 0.2 }`
@@ -215,26 +218,55 @@ export interface DynamicThresholdOptions extends CircuitBreakerCommonOptions {
 
 /** Trips when `readyToTrip(stats)` returns true (gobreaker `ReadyToTrip`). */
 export interface CustomStrategyOptions extends CircuitBreakerCommonOptions {
-  /** The strategy. */
-  strategy: 'custom';
+  /** The trip rule: `readyToTrip(stats)`. */
+  trip: 'custom';
   /** Called after each counted completion in closed state (once `minRequests` is met); true trips. */
   readyToTrip: (stats: CircuitBreakerStats) => boolean;
 }
 
-/**
- * Options of {@link circuitBreaker}, one shape per `strategy`.
- * @example
- * ```ts
- * circuitBreaker({ strategy: 'errorRatio', threshold: 0.5, minRequests: 20, openMs: 5_000 });
- * ```
- */
-export type CircuitBreakerOptions =
+/** The options of each trip rule, spelled with `trip`. */
+export type CircuitBreakerTripOptions =
   | SlowCallRatioOptions
   | ErrorRatioOptions
   | ErrorCountOptions
   | ConsecutiveFailuresOptions
   | DynamicThresholdOptions
   | CustomStrategyOptions;
+
+/**
+ * The options of each trip rule spelled with `strategy`, the deprecated
+ * name of `trip`: what config files (`fromConfig`, `PipelineConfigSchema`)
+ * still take.
+ * @example
+ * ```ts
+ * const data: CircuitBreakerStrategyOptions = { strategy: 'errorRatio', threshold: 0.5 };
+ * ```
+ */
+export type CircuitBreakerStrategyOptions = {
+  [T in CircuitBreakerStrategy]: {
+    [K in keyof (Omit<Extract<CircuitBreakerTripOptions, { trip: T }>, 'trip'> & CircuitBreakerStrategyOption<T>)]: (Omit<Extract<CircuitBreakerTripOptions, { trip: T }>, 'trip'> &
+      CircuitBreakerStrategyOption<T>)[K];
+  };
+}[CircuitBreakerStrategy];
+
+/** `strategy`, the deprecated name of {@link circuitBreaker}'s `trip` option. */
+export interface CircuitBreakerStrategyOption<T extends CircuitBreakerStrategy> {
+  /**
+   * The trip rule.
+   * @deprecated use `trip`, which takes the same values
+   */
+  strategy: T;
+}
+
+/**
+ * Options of {@link circuitBreaker}, one shape per trip rule, named by
+ * `trip` (or by `strategy`, its deprecated name; not both).
+ * @example
+ * ```ts
+ * circuitBreaker({ trip: 'errorRatio', threshold: 0.5, minRequests: 20, openMs: 5_000 });
+ * ```
+ */
+export type CircuitBreakerOptions = (CircuitBreakerTripOptions & { strategy?: never }) | (CircuitBreakerStrategyOptions & { trip?: never });
 
 const common = {
   minRequests: withDefault(intAtLeast(0), 20),
@@ -252,8 +284,8 @@ const common = {
 
 const weight = (d: number) => withDefault(numberAtLeast(0), d);
 
-/** The rules of {@link CircuitBreakerOptions} (`CircuitBreakerOptionsSchema` in `breakwater/config` says the same). */
-export const circuitBreakerOptions = refined(
+/** The rules of {@link CircuitBreakerStrategyOptions}: `CircuitBreakerOptionsSchema` in `breakwater/config` says the same. */
+const strategyOptions = refined(
   discriminated('strategy', {
     slowCallRatio: object({ strategy: oneOf(['slowCallRatio']), threshold: withDefault(ratioRule, 0.5), slowCallMs: withDefault(nonNegativeMs, 1_000), ...common }),
     errorRatio: object({ strategy: oneOf(['errorRatio']), threshold: withDefault(ratioRule, 0.5), ...common }),
@@ -272,8 +304,46 @@ export const circuitBreakerOptions = refined(
   },
 );
 
-/** {@link CircuitBreakerOptions} with defaults applied. */
-export type ResolvedCircuitBreakerOptions = RuleOutput<typeof circuitBreakerOptions>;
+/** {@link CircuitBreakerOptions} with defaults applied, the trip rule under `strategy` (as config data has it). */
+export type ResolvedCircuitBreakerOptions = RuleOutput<typeof strategyOptions>;
 
-/** The strategies' names. */
-export type CircuitBreakerStrategy = CircuitBreakerOptions['strategy'];
+/**
+ * The rules of {@link CircuitBreakerOptions}: the trip rule under `trip`,
+ * or under `strategy` (its deprecated name), not both. A caller who wrote
+ * `trip` reads `trip` in every message; with neither, messages say
+ * `strategy`, as `CircuitBreakerOptionsSchema` does for config data.
+ */
+export const circuitBreakerOptions: Rule<ResolvedCircuitBreakerOptions> = (value, path, found) => {
+  if (typeof value !== 'object' || value === null) return strategyOptions(value, path, found);
+  if (!hasOption(value, 'trip')) {
+    if (!('trip' in value)) return strategyOptions(value, path, found);
+    // `trip: undefined` gives nothing, as an optional option set to undefined does
+    const { trip: _, ...rest } = value as { trip: unknown };
+    return strategyOptions(rest, path, found);
+  }
+  if (hasOption(value, 'strategy')) {
+    found.add([...path, 'strategy'], BOTH_SPELLINGS, true);
+    return value as ResolvedCircuitBreakerOptions;
+  }
+  const { trip, ...rest } = value as { trip: unknown };
+  const own = new Findings();
+  const out = strategyOptions({ ...rest, strategy: trip }, path, own);
+  for (const f of own.list) found.add(tripSpelled(f.path, path.length), f.message, f.fatal);
+  return out;
+};
+
+/** The message for options that give both `trip` and `strategy`. */
+export const BOTH_SPELLINGS = 'expected trip or strategy, not both (strategy is the deprecated name of trip)';
+
+/** True when `options` gives `key` (a key set to `undefined` gives nothing). */
+export function hasOption(options: object, key: string): boolean {
+  return (options as Record<string, unknown>)[key] !== undefined;
+}
+
+/** `path` with the option at `depth` called `trip` where the rules said `strategy`. */
+function tripSpelled(path: readonly PathPart[], depth: number): PathPart[] {
+  return path.map((part, i) => (i === depth && part === 'strategy' ? 'trip' : part));
+}
+
+/** The trip rules' names. */
+export type CircuitBreakerStrategy = CircuitBreakerTripOptions['trip'];

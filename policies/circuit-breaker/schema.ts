@@ -3,7 +3,7 @@ import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSche
 import type { CircuitBreakerStats } from './options.js';
 import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
 
-/** The zod schema of {@link CircuitBreakerSnapshot}. */
+/** The zod schema of `CircuitBreakerSnapshot`. */
 export const CircuitBreakerSnapshotSchema = z
   .object({
     /** Which family made it. */
@@ -65,7 +65,7 @@ const common = {
   /** Which results count as failures. @defaultValue none */
   handleResult: handleResultSchema.optional(),
   /**
-   * State to start from: a {@link CircuitBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
+   * State to start from: a `CircuitBreakerPolicy.snapshot` (validated; never changed). Its window must have this breaker's grid.
    * @defaultValue a fresh, closed breaker
    */
   initialState: CircuitBreakerSnapshotSchema.optional(),
@@ -150,7 +150,7 @@ const Custom = z
 /** The options of each strategy, before the cross-field rule (buckets divide windowMs). */
 export const CircuitBreakerVariants = { SlowCallRatio, ErrorRatio, ErrorCount, ConsecutiveFailures, DynamicThreshold, Custom } as const;
 
-/** The zod schema of the options of {@link circuitBreaker} (a discriminated union on `strategy`), for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `circuitBreaker` (a discriminated union on `strategy`), for `fromConfig` and the JSON Schema. */
 export const CircuitBreakerOptionsSchema = z
   .discriminatedUnion('strategy', [SlowCallRatio, ErrorRatio, ErrorCount, ConsecutiveFailures, DynamicThreshold, Custom])
   .superRefine((o, ctx) => {

@@ -15,7 +15,7 @@ export { dynamicThreshold };
 
 /**
  * The trip rules of `CircuitBreakerPolicy`, one per value of its
- * `strategy` option: the figure that trips the breaker (a ratio or a count),
+ * `trip` option (held under `strategy` once resolved): the figure that trips the breaker (a ratio or a count),
  * or `NaN` when the rule does not trip. `minRequests` gates every rule but
  * `consecutiveFailures`.
  */

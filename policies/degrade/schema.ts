@@ -5,7 +5,7 @@ import { DecisionTree } from './decision-tree.js';
 import type { DegradeHandler, DegradePredicate } from './options.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
 
-/** The zod schema of the options of {@link degrade}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `degrade`, for `fromConfig` and the JSON Schema. */
 export const DegradeOptionsSchema = z
   .object({
     /** The decision: `decisionTree(...)` or a predicate over the signals. */
@@ -34,7 +34,7 @@ export const DegradeOptionsSchema = z
 const unit = ratio;
 const rate = z.number({ message: 'expected a finite number >= 0' }).nonnegative({ message: 'expected a finite number >= 0' });
 
-/** The zod schema of the thresholds of {@link decisionTree}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the thresholds of `decisionTree`, for `fromConfig` and the JSON Schema. */
 export const DecisionTreeOptionsSchema = z
   .object({
     /** @defaultValue 5000 */ qpsHigh: rate.default(DEGRADE_THRESHOLDS.qpsHigh),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { clockSchema, nameSchema } from '../../lib/schemas.js';
 
-/** The zod schema of the options of {@link fallback}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `fallback`, for `fromConfig` and the JSON Schema. */
 export const FallbackOptionsSchema = z
   .object({
     /**

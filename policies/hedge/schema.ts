@@ -7,7 +7,7 @@ const delayMs = z.custom<number>((n) => typeof n === 'number' && n >= 0, {
   message: 'expected a number of milliseconds >= 0 (Infinity: hedge only after a failure)',
 });
 
-/** The zod schema of the options of {@link hedge}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `hedge`, for `fromConfig` and the JSON Schema. */
 export const HedgeOptionsSchema = z
   .object({
     /**

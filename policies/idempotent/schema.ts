@@ -4,7 +4,7 @@ import type { ExecutionContext } from '../../lib/policy.js';
 import { isIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { isIdempotencyStore, type IdempotencyStore } from './store.js';
 
-/** The zod schema of the options of {@link idempotent}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `idempotent`, for `fromConfig` and the JSON Schema. */
 export const IdempotentOptionsSchema = z
   .object({
     /**
@@ -51,7 +51,7 @@ export const IdempotentOptionsSchema = z
   .strict();
 
 
-/** The zod schema of the options of {@link memoryStore}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `memoryStore`, for `fromConfig` and the JSON Schema. */
 export const MemoryStoreOptionsSchema = z
   .object({
     /** Clock of leases and TTLs. @defaultValue the system clock */

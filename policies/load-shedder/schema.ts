@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { clockSchema, intAtLeast, nameSchema, positiveMs, reserveSchema } from '../../lib/schemas.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
 
-/** The zod schema of the options of {@link loadShedder}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `loadShedder`, for `fromConfig` and the JSON Schema. */
 export const LoadShedderOptionsSchema = z
   .object({
     /** CPU utilisation (0–1) from which calls may be shed (go-zero: 900‰). @defaultValue 0.9 */

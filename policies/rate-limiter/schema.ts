@@ -28,7 +28,7 @@ export const intInRange = (min: number, max: number) => {
   return z.number({ message }).int({ message }).min(min, { message }).max(max, { message });
 };
 
-/** The zod schema of the options of {@link tokenBucket}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `tokenBucket`, for `fromConfig` and the JSON Schema. */
 export const TokenBucketOptionsSchema = z
   .object({
     /** Tokens added per second: the sustained rate. */
@@ -41,7 +41,7 @@ export const TokenBucketOptionsSchema = z
   })
   .strict();
 
-/** The zod schema of the options of {@link leakyBucket}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `leakyBucket`, for `fromConfig` and the JSON Schema. */
 export const LeakyBucketOptionsSchema = z
   .object({
     /** Calls released per second, evenly spaced (one every `1000 / rate` ms). */
@@ -54,7 +54,7 @@ export const LeakyBucketOptionsSchema = z
   })
   .strict();
 
-/** The zod schema of the options of {@link slidingWindow}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `slidingWindow`, for `fromConfig` and the JSON Schema. */
 export const SlidingWindowOptionsSchema = z
   .object({
     /** Most calls admitted within any window of `windowMs`; a safe integer >= 1. */
@@ -92,7 +92,7 @@ export const RateAlgorithmConfigSchema = z.discriminatedUnion(
   { message: ALGORITHM_EXPECTED },
 );
 
-/** The zod schema of the options of {@link rateLimiter}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `rateLimiter`, for `fromConfig` and the JSON Schema. */
 export const RateLimiterOptionsSchema = z
   .object({
     /**

@@ -8,7 +8,7 @@ import { clockSchema, intAtLeast, nameSchema, nonNegativeMs, positiveMs, randomS
 import { isBackoff, maxAtLeastInitial, type Backoff, type BackoffFunction } from './backoff.js';
 import { isRetryBudget, type RetryBudget } from './budget.js';
 
-/** The zod schema of the options of {@link retry}. */
+/** The zod schema of the options of `retry`. */
 export const RetryOptionsSchema = z
   .object({
     /**
@@ -58,7 +58,7 @@ export const RetryOptionsSchema = z
   })
   .strict();
 
-/** The fields of {@link ExponentialOptions}, before the cross-field rule. */
+/** The fields of `ExponentialOptions`, before the cross-field rule. */
 export const ExponentialShape = z
   .object({
     /** @defaultValue 100 */
@@ -72,10 +72,10 @@ export const ExponentialShape = z
   })
   .strict();
 
-/** The zod schema of {@link ExponentialOptions}. */
+/** The zod schema of `ExponentialOptions`. */
 export const ExponentialOptionsSchema = ExponentialShape.refine(maxAtLeastInitial, { message: 'max must be >= initial', path: ['max'] });
 
-/** The zod schema of the options of {@link tokenBudget}. */
+/** The zod schema of the options of `tokenBudget`. */
 export const TokenBudgetOptionsSchema = z
   .object({
     /** Retries may be at most this share of first attempts within the window. @defaultValue 0.1 */
@@ -87,7 +87,7 @@ export const TokenBudgetOptionsSchema = z
   })
   .strict();
 
-/** The zod schema of the options of {@link sloBudget}. */
+/** The zod schema of the options of `sloBudget`. */
 export const SloBudgetOptionsSchema = z
   .object({
     /** The SLO window retries must fit in. @defaultValue 60_000 */

@@ -3,7 +3,7 @@ import { finite, handleResultSchema, handleSchema, intSchema, windowSnapshotSche
 import { sreProblems, type SreBreakerSnapshot } from './options.js';
 import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/schemas.js';
 
-/** The zod schema of {@link SreBreakerSnapshot}. */
+/** The zod schema of `SreBreakerSnapshot`. */
 export const SreBreakerSnapshotSchema = z
   .object({
     /** Which family made it. */
@@ -19,7 +19,7 @@ export const SreBreakerSnapshotSchema = z
   })
   .strict();
 
-/** The zod schema of the options of {@link sreBreaker}, before the cross-field rules. */
+/** The zod schema of the options of `sreBreaker`, before the cross-field rules. */
 export const SreBreakerShape = z
   .object({
     /**
@@ -62,7 +62,7 @@ export const SreBreakerShape = z
     /** Which results count as failures. @defaultValue none */
     handleResult: handleResultSchema.optional(),
     /**
-     * State to start from: a {@link SreBreakerPolicy.snapshot} (validated; never changed). Its window must have this breaker's grid.
+     * State to start from: a `SreBreakerPolicy.snapshot` (validated; never changed). Its window must have this breaker's grid.
      * @defaultValue a fresh, closed breaker
      */
     initialState: SreBreakerSnapshotSchema.optional(),
@@ -75,10 +75,10 @@ export const SreBreakerShape = z
   })
   .strict();
 
-/** The cross-field rules of {@link SreBreakerShape}: buckets divide windowMs, k >= minK. */
+/** The cross-field rules of `SreBreakerShape`: buckets divide windowMs, k >= minK. */
 export function checkSre(o: { windowMs: number; buckets: number; k: number; minK: number; initialState?: SreBreakerSnapshot | undefined }, ctx: z.RefinementCtx): void {
   for (const p of sreProblems(o)) ctx.addIssue({ code: 'custom', path: [...p.path], message: p.message });
 }
 
-/** The zod schema of the options of {@link sreBreaker}, for `fromConfig` and the JSON Schema. */
+/** The zod schema of the options of `sreBreaker`, for `fromConfig` and the JSON Schema. */
 export const SreBreakerOptionsSchema = SreBreakerShape.superRefine(checkSre);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { clockSchema, nameSchema, positiveMs } from '../../lib/schemas.js';
 
 /**
- * The zod schema of the options of {@link timeout}, for `fromConfig` and the
+ * The zod schema of the options of `timeout`, for `fromConfig` and the
  * JSON Schema; `timeout()` itself checks them with plain rules.
  */
 export const TimeoutOptionsSchema = z

@@ -7,7 +7,7 @@ describe('the built integration entries', () => {
   it('import as ESM and require as CJS', async () => {
     const expected = {
       'breakwater/prometheus': ['registerMetrics', 'PrometheusOptionsSchema'],
-      'breakwater/otel': ['registerOtelMetrics', 'OtelOptionsSchema'],
+      'breakwater/otel': ['registerOtelMetrics', 'OtelOptionsSchema', 'errorType', 'ATTR_POLICY'],
       'breakwater/http': ['protectHandler', 'protectExpress', 'protectFastify', 'shedAnswer', 'HttpGuardOptionsSchema'],
       'breakwater/grpc': ['clientInterceptor', 'serverInterceptor', 'isFailureCode', 'FAILURE_CODES', 'SHED_DETAILS'],
     } as const;

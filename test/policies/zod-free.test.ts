@@ -3,7 +3,7 @@
  * nothing a policy module other than its schema.ts, the builder or the rules import,
  * directly or through other modules of this repository, imports zod. The zod
  * schemas live in each policy's schema.ts, which only the config layer and
- * the parity test import.
+ * the schema tests import.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

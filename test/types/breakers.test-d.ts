@@ -1,6 +1,30 @@
 import { expectAssignable, expectError, expectNotAssignable, expectType } from 'tsd';
 import type { z } from 'zod';
-import { adaptiveBreaker, breaker, breakerRegistry, circuitBreaker, fallback, keyedBreaker, pipe, policy, retry, sreBreaker, timeout, type AdaptiveBreakerOptions, type AdaptiveBreakerPolicy, type BreakerRegistry, type BreakerState, type CircuitBreakerPolicy, type ExecutionContext, type BreakerPermit, type Policy, type PolicyEvent, type SreBreakerPolicy } from '../../dist/index.js';
+import {
+  adaptiveBreaker,
+  breaker,
+  breakerRegistry,
+  circuitBreaker,
+  fallback,
+  keyedBreaker,
+  pipe,
+  policy,
+  retry,
+  sreBreaker,
+  timeout,
+  type AdaptiveBreakerOptions,
+  type AdaptiveBreakerPolicy,
+  type BreakerRegistry,
+  type BreakerState,
+  type CircuitBreakerOptions,
+  type CircuitBreakerPolicy,
+  type CircuitBreakerStrategyOptions,
+  type ExecutionContext,
+  type BreakerPermit,
+  type Policy,
+  type PolicyEvent,
+  type SreBreakerPolicy,
+} from '../../dist/index.js';
 import { type AdaptiveBreakerOptionsSchema } from '../../dist/config.js';
 
 interface User {
@@ -58,3 +82,23 @@ expectError(circuitBreaker({ threshold: 0.5 }));
 expectError(circuitBreaker({ strategy: 'custom' }));
 expectError(policy().circuitBreaker({ strategy: 'errorRatio', threshold: 'half' }));
 expectError(policy().breaker({ k: 'high' }));
+
+// circuitBreaker names its trip rule by `trip`, or by `strategy`, its deprecated name; never both.
+expectType<CircuitBreakerPolicy>(circuitBreaker({ trip: 'errorRatio', threshold: 0.5 }));
+expectType<CircuitBreakerPolicy>(circuitBreaker({ strategy: 'errorRatio', threshold: 0.5 }));
+expectType<CircuitBreakerPolicy>(circuitBreaker({ trip: 'custom', readyToTrip: (s) => s.consecutiveFailures > 2 }));
+expectType<Promise<number>>(policy().circuitBreaker({ trip: 'consecutiveFailures', threshold: 5 }).execute(async () => 1));
+expectType<BreakerRegistry<CircuitBreakerPolicy>>(breakerRegistry({ defaults: { trip: 'errorRatio' } }));
+expectType<void>(circuitBreaker({ trip: 'errorRatio' }).reconfigure({ trip: 'errorRatio', threshold: 0.3 }));
+expectType<void>(circuitBreaker({ strategy: 'errorRatio' }).reconfigure({ strategy: 'errorRatio', threshold: 0.3 }));
+expectAssignable<CircuitBreakerOptions>({ trip: 'slowCallRatio', slowCallMs: 500 });
+expectAssignable<CircuitBreakerStrategyOptions>({ strategy: 'slowCallRatio', slowCallMs: 500 });
+expectNotAssignable<CircuitBreakerStrategyOptions>({ trip: 'slowCallRatio', slowCallMs: 500 });
+expectError(circuitBreaker({ trip: 'errorRatio', strategy: 'errorRatio' }));
+expectError(circuitBreaker({ trip: 'errorRatio', threshold: 'half' }));
+expectError(circuitBreaker({ trip: 'errorRatio', slowCallMs: 100 }));
+expectError(circuitBreaker({ trip: 'sometimes' }));
+expectError(circuitBreaker({ trip: 'custom' }));
+expectError(policy().circuitBreaker({ trip: 'errorRatio', strategy: 'errorRatio' }));
+expectError(breakerRegistry({ defaults: { trip: 'errorRatio', strategy: 'errorRatio' } }));
+expectError(circuitBreaker({ trip: 'errorRatio' }).reconfigure({ trip: 'errorRatio', strategy: 'errorRatio' }));

@@ -1,4 +1,4 @@
-import { expectAssignable, expectType } from 'tsd';
+import { expectAssignable, expectDeprecated, expectNotDeprecated, expectType } from 'tsd';
 import {
   breaker,
   circuitBreaker,
@@ -8,6 +8,8 @@ import {
   type BreakerPermit,
   type CircuitBreaker,
   type CircuitBreakerPolicy,
+  type CircuitBreakerStrategyOptions,
+  type ErrorRatioOptions,
   type KeyedBreaker,
   type KeyedBreakerPolicy,
   type LoadShedder,
@@ -28,3 +30,9 @@ expectType<LoadShedder>(loadShedder());
 expectAssignable<LoadShedderPolicy>({} as LoadShedder);
 expectType<Permit>(breaker().allow());
 expectAssignable<BreakerPermit>({} as Permit);
+
+// circuitBreaker's `strategy` option is the deprecated name of `trip`.
+declare const legacy: Extract<CircuitBreakerStrategyOptions, { strategy: 'errorRatio' }>;
+declare const current: ErrorRatioOptions;
+expectDeprecated(legacy.strategy);
+expectNotDeprecated(current.trip);

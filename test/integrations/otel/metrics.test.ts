@@ -9,7 +9,7 @@ import {
 import { metrics } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventSource } from '../../../lib/events.js';
-import { ConfigError } from '../../../lib/errors.js';
+import { BrokenCircuitError, ConfigError, TimeoutError } from '../../../lib/errors.js';
 import { registerOtelMetrics } from '../../../integrations/otel/index.js';
 import { scriptedTraffic } from '../helpers/traffic.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
@@ -44,7 +44,7 @@ function points(m: MetricData | undefined): Array<{ attributes: Record<string, u
 
 /** The three points of one breaker's `breaker.state` gauge, in the order they are observed. */
 function statePoints(attributes: Record<string, unknown>, current: string): Array<{ attributes: Record<string, unknown>; value: unknown }> {
-  return ['closed', 'open', 'half_open'].map((state) => ({ attributes: { ...attributes, state }, value: state === current ? 1 : 0 }));
+  return ['closed', 'open', 'half_open'].map((state) => ({ attributes: { ...attributes, 'breakwater.breaker.state': state }, value: state === current ? 1 : 0 }));
 }
 
 describe('registerOtelMetrics', () => {
@@ -56,13 +56,15 @@ describe('registerOtelMetrics', () => {
     const ac = new AbortController();
     const call = breaker.execute(() => new Promise(() => {}), { signal: ac.signal }).catch((e: unknown) => e);
     await clock.advance(30);
-    ac.abort(new Error('client gone'));
+    ac.abort(new DOMException('client gone', 'AbortError'));
     await call;
     const m = await collect();
-    expect(points(m.get('breakwater.calls'))).toEqual([{ attributes: { policy: 'payments', result: 'cancelled' }, value: 1 }]);
+    const cancelled = { 'breakwater.policy.name': 'payments', 'breakwater.call.outcome': 'cancelled', 'error.type': 'AbortError' };
+    expect(points(m.get('breakwater.calls'))).toEqual([{ attributes: cancelled, value: 1 }]);
     expect(m.get('breakwater.calls')!.descriptor.description).toBe(
-      'Calls handled by a policy, by result: success, failure, timeout, rejected, cancelled, fallback.',
+      'Calls handled by a policy, by outcome: success, failure, timeout, rejected, cancelled, fallback.',
     );
+    expect({ ...m.get('breakwater.call.duration')!.dataPoints[0]!.attributes }).toEqual(cancelled);
     const duration = m.get('breakwater.call.duration')!.dataPoints[0]!.value as { count: number; sum: number };
     expect(duration.count).toBe(1);
     expect(duration.sum).toBeCloseTo(0.03, 10);
@@ -76,42 +78,69 @@ describe('registerOtelMetrics', () => {
     await run(async () => {
       openState = points((await collect()).get('breakwater.breaker.state'));
     });
-    expect(openState).toEqual(statePoints({ policy: 'payments' }, 'open'));
+    expect(openState).toEqual(statePoints({ 'breakwater.policy.name': 'payments' }, 'open'));
     const m = await collect();
 
-    expect(points(m.get('breakwater.breaker.state'))).toEqual(statePoints({ policy: 'payments' }, 'closed'));
+    expect(points(m.get('breakwater.breaker.state'))).toEqual(statePoints({ 'breakwater.policy.name': 'payments' }, 'closed'));
 
     const calls = m.get('breakwater.calls')!;
     expect(calls.dataPointType).toBe(DataPointType.SUM);
-    const byResult = (policy: string) =>
-      Object.fromEntries(points(calls).filter((p) => p.attributes.policy === policy).map((p) => [p.attributes.result, p.value]));
-    expect(byResult('payments')).toEqual({ success: 4, failure: 3, rejected: 1 });
-    expect(byResult('payments-retry')).toEqual({ success: 4, failure: 1, rejected: 1 });
+    expect(calls.descriptor.unit).toBe('{call}');
+    // every failure threw the script's plain Error; every shed call breakwater's BrokenCircuitError
+    const byOutcome = (policy: string) =>
+      points(calls)
+        .filter((p) => p.attributes['breakwater.policy.name'] === policy)
+        .map((p) => [p.attributes['breakwater.call.outcome'], p.attributes['error.type'], p.value]);
+    expect(byOutcome('payments')).toEqual([
+      ['success', undefined, 4],
+      ['failure', 'Error', 3],
+      ['rejected', 'BrokenCircuitError', 1],
+    ]);
+    expect(byOutcome('payments-retry')).toEqual([
+      ['success', undefined, 4],
+      ['failure', 'Error', 1],
+      ['rejected', 'BrokenCircuitError', 1],
+    ]);
 
-    expect(points(m.get('breakwater.retries'))).toEqual([{ attributes: { policy: 'payments-retry' }, value: 2 }]);
+    expect(points(m.get('breakwater.retries'))).toEqual([{ attributes: { 'breakwater.policy.name': 'payments-retry' }, value: 2 }]);
 
     const duration = m.get('breakwater.call.duration')!;
     expect(duration.dataPointType).toBe(DataPointType.HISTOGRAM);
     expect(duration.descriptor.unit).toBe('s');
-    const hist = (policy: string) =>
-      duration.dataPoints.find((d) => d.attributes.policy === policy)!.value as {
+    // shed calls are not timed, so no point has the outcome rejected
+    expect(duration.dataPoints.map((d) => [d.attributes['breakwater.policy.name'], d.attributes['breakwater.call.outcome'], d.attributes['error.type']])).toEqual([
+      ['payments', 'success', undefined],
+      ['payments-retry', 'success', undefined],
+      ['payments', 'failure', 'Error'],
+      ['payments-retry', 'failure', 'Error'],
+    ]);
+    const hist = (policy: string, outcome: string) =>
+      duration.dataPoints.find((d) => d.attributes['breakwater.policy.name'] === policy && d.attributes['breakwater.call.outcome'] === outcome)!.value as {
         count: number;
         sum: number;
         min: number;
         max: number;
         buckets: { boundaries: number[]; counts: number[] };
       };
-    const b = hist('payments');
-    expect(b.count).toBe(7);
-    expect(b.sum).toBeCloseTo(0.21, 10);
-    expect(b.min).toBeCloseTo(0.01, 10);
-    expect(b.max).toBeCloseTo(0.05, 10);
-    expect(b.buckets.boundaries).toEqual([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
-    // OTel buckets are (lower, upper]: 10,10 | 20 | 30,40,50,50
-    expect(b.buckets.counts.slice(0, 5)).toEqual([0, 2, 1, 4, 0]);
-    const r = hist('payments-retry');
-    expect(r.count).toBe(5);
-    expect(r.sum).toBeCloseTo(0.41, 10);
+    // the breaker's successes took 50, 50, 30 and 40 ms, its failures 20, 10 and 10 ms
+    const ok = hist('payments', 'success');
+    expect(ok.count).toBe(4);
+    expect(ok.sum).toBeCloseTo(0.17, 10);
+    expect(ok.min).toBeCloseTo(0.03, 10);
+    expect(ok.max).toBeCloseTo(0.05, 10);
+    expect(ok.buckets.boundaries).toEqual([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+    // OTel buckets are (lower, upper]: 30,40,50,50 in (0.025, 0.05]
+    expect(ok.buckets.counts.slice(0, 5)).toEqual([0, 0, 0, 4, 0]);
+    const failed = hist('payments', 'failure');
+    expect(failed.count).toBe(3);
+    expect(failed.sum).toBeCloseTo(0.04, 10);
+    // 10,10 in (0.005, 0.01] | 20 in (0.01, 0.025]
+    expect(failed.buckets.counts.slice(0, 5)).toEqual([0, 2, 1, 0, 0]);
+    // the retry's calls: 50, 50, 150 and 40 ms answered, 120 ms given up
+    expect(hist('payments-retry', 'success').count).toBe(4);
+    expect(hist('payments-retry', 'success').sum).toBeCloseTo(0.29, 10);
+    expect(hist('payments-retry', 'failure').count).toBe(1);
+    expect(hist('payments-retry', 'failure').sum).toBeCloseTo(0.12, 10);
   });
 
   it('adds constant attributes, honours prefix and buckets, and stops on dispose', async () => {
@@ -120,19 +149,19 @@ describe('registerOtelMetrics', () => {
     const handle = registerOtelMetrics(breaker, { meter, prefix: 'shop.', attributes: { service: 'checkout' }, buckets: [0.1, 1] });
     await breaker.execute(() => Promise.reject(new Error('x'))).catch(() => {});
     let m = await collect();
-    expect(points(m.get('shop.breaker.state'))).toEqual(statePoints({ policy: 'inventory', service: 'checkout' }, 'open'));
-    expect(points(m.get('shop.calls'))).toEqual([{ attributes: { policy: 'inventory', result: 'failure', service: 'checkout' }, value: 1 }]);
+    expect(points(m.get('shop.breaker.state'))).toEqual(statePoints({ 'breakwater.policy.name': 'inventory', service: 'checkout' }, 'open'));
+    expect(points(m.get('shop.calls'))).toEqual([{ attributes: { 'breakwater.policy.name': 'inventory', 'breakwater.call.outcome': 'failure', 'error.type': 'Error', service: 'checkout' }, value: 1 }]);
     expect((m.get('shop.call.duration')!.dataPoints[0]!.value as { buckets: { boundaries: number[] } }).buckets.boundaries).toEqual([0.1, 1]);
     handle.dispose();
     await breaker.execute(() => 1).catch(() => {});
     m = await collect();
     // the SDK keeps a cumulative gauge's last point; what matters is that nothing new is counted
-    expect(points(m.get('shop.calls'))).toEqual([{ attributes: { policy: 'inventory', result: 'failure', service: 'checkout' }, value: 1 }]);
+    expect(points(m.get('shop.calls'))).toEqual([{ attributes: { 'breakwater.policy.name': 'inventory', 'breakwater.call.outcome': 'failure', 'error.type': 'Error', service: 'checkout' }, value: 1 }]);
   });
 
   it('rejects bad options with a ConfigError', () => {
     const b = new TestBreaker();
-    expect(() => registerOtelMetrics(b, { attributes: { result: 'x' } })).toThrow(ConfigError);
+    expect(() => registerOtelMetrics(b, { attributes: { 'breakwater.call.outcome': 'x' } })).toThrow(ConfigError);
     expect(() => registerOtelMetrics(b, { meter: {} as never })).toThrow(/meter/);
     expect(() => registerOtelMetrics(b, { buckets: [] })).toThrow(/buckets/);
   });
@@ -143,39 +172,78 @@ describe('registerOtelMetrics', () => {
     const handle = registerOtelMetrics(limiter, { meter, attributes: { service: 'api' } });
     const permit = limiter.allow();
     let m = await collect();
-    expect(points(m.get('breakwater.concurrency.limit'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 4 }]);
-    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 1 }]);
+    expect(points(m.get('breakwater.concurrency.limit'))).toEqual([{ attributes: { 'breakwater.policy.name': 'users', service: 'api' }, value: 4 }]);
+    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { 'breakwater.policy.name': 'users', service: 'api' }, value: 1 }]);
     permit.success();
     m = await collect();
-    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 0 }]);
+    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { 'breakwater.policy.name': 'users', service: 'api' }, value: 0 }]);
     handle.dispose();
     const after = limiter.allow();
     m = await collect();
     // the SDK keeps a cumulative gauge's last point; what matters is that it is no longer read
-    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users', service: 'api' }, value: 0 }]);
+    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { 'breakwater.policy.name': 'users', service: 'api' }, value: 0 }]);
     after.release();
   });
 
-  it('describes every instrument', async () => {
+  it('describes every instrument and gives it its UCUM unit', async () => {
     const { meter, collect } = setup();
+    const { pipeline, run } = scriptedTraffic();
     const limiter = adaptiveLimiter({ name: 'users', initialLimit: 2 });
+    registerOtelMetrics(pipeline, { meter });
     registerOtelMetrics(limiter, { meter });
+    await run();
     await limiter.execute(() => 1);
-    const descriptions = Object.fromEntries([...(await collect()).values()].map((m) => [m.descriptor.name, m.descriptor.description]));
-    expect(descriptions).toEqual({
-      'breakwater.calls': 'Calls handled by a policy, by result: success, failure, timeout, rejected, cancelled, fallback.',
-      'breakwater.call.duration': 'Time from a call entering a policy to its settling (shed calls excluded).',
-      'breakwater.concurrency.limit': 'Calls an adaptive concurrency limiter admits at once now.',
-      'breakwater.concurrency.in_flight': 'Calls in flight under an adaptive concurrency limiter now.',
+    const described = Object.fromEntries([...(await collect()).values()].map((m) => [m.descriptor.name, [m.descriptor.unit, m.descriptor.description]]));
+    expect(described).toEqual({
+      'breakwater.breaker.state': ['{breaker}', 'Breaker state, one point per state: 1 for the current one, 0 for the others.'],
+      'breakwater.calls': ['{call}', 'Calls handled by a policy, by outcome: success, failure, timeout, rejected, cancelled, fallback.'],
+      'breakwater.call.duration': ['s', 'Time from a call entering a policy to its settling (shed calls excluded).'],
+      'breakwater.retries': ['{retry}', 'Retries started by a retry policy.'],
+      'breakwater.concurrency.limit': ['{call}', 'Calls an adaptive concurrency limiter admits at once now.'],
+      'breakwater.concurrency.in_flight': ['{call}', 'Calls in flight under an adaptive concurrency limiter now.'],
     });
+  });
+
+  it("names each failed call's error class in error.type, and sets none on calls that did not fail", async () => {
+    const source = new EventSource();
+    const { meter, collect } = setup();
+    registerOtelMetrics({ name: 'api', events$: source.events$ }, { meter });
+    const outcome = (result: string, error?: unknown) => source.emit({ type: 'outcome', policy: 'api', result, durationMs: 10, error } as never);
+    outcome('success');
+    outcome('fallback', new Error('answered by the fallback'));
+    outcome('timeout', new TimeoutError('api'));
+    outcome('failure', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    outcome('failure', Object.assign(new Error('unavailable'), { code: 14 }));
+    outcome('failure', new TypeError('x is not a function'));
+    outcome('failure'); // a result handleResult judged a failure: nothing was thrown
+    outcome('failure', 'a thrown string');
+    outcome('rejected', new BrokenCircuitError('api'));
+    outcome('cancelled', new DOMException('client gone', 'AbortError'));
+    const m = await collect();
+    const byPoint = (name: string) => points(m.get(name)).map((p) => [p.attributes['breakwater.call.outcome'], p.attributes['error.type'] ?? null]);
+    const expected = [
+      ['success', null],
+      ['fallback', null],
+      ['timeout', 'TimeoutError'],
+      ['failure', 'ECONNRESET'],
+      ['failure', '14'],
+      ['failure', 'TypeError'],
+      ['failure', '_OTHER'],
+      ['rejected', 'BrokenCircuitError'],
+      ['cancelled', 'AbortError'],
+    ];
+    expect(byPoint('breakwater.calls')).toEqual(expected);
+    expect(points(m.get('breakwater.calls')).find((p) => p.attributes['error.type'] === '_OTHER')!.value).toBe(2);
+    // the histogram carries the same attributes; the shed call is not timed
+    expect(byPoint('breakwater.call.duration').map(([o, t]) => [o, t])).toEqual(expected.filter(([o]) => o !== 'rejected'));
   });
 
   it('reports limiter figures with the policy attribute alone when no attributes are given', async () => {
     const { meter, collect } = setup();
     registerOtelMetrics(adaptiveLimiter({ name: 'users', initialLimit: 3 }), { meter });
     const m = await collect();
-    expect(points(m.get('breakwater.concurrency.limit'))).toEqual([{ attributes: { policy: 'users' }, value: 3 }]);
-    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { policy: 'users' }, value: 0 }]);
+    expect(points(m.get('breakwater.concurrency.limit'))).toEqual([{ attributes: { 'breakwater.policy.name': 'users' }, value: 3 }]);
+    expect(points(m.get('breakwater.concurrency.in_flight'))).toEqual([{ attributes: { 'breakwater.policy.name': 'users' }, value: 0 }]);
   });
 
   it("adds the key of a keyed breaker's breakers only with perKey, and never times a shed call", async () => {
@@ -192,26 +260,36 @@ describe('registerOtelMetrics', () => {
     emit({ type: 'stateChange', policy: 'tenants:t1', from: 'closed', to: 'open', reason: 'x' });
     const a = await plain.collect();
     expect(points(a.get('breakwater.calls'))).toEqual([
-      { attributes: { policy: 'tenants', result: 'success' }, value: 1 },
-      { attributes: { policy: 'tenants', result: 'rejected' }, value: 1 },
+      { attributes: { 'breakwater.policy.name': 'tenants', 'breakwater.call.outcome': 'success' }, value: 1 },
+      { attributes: { 'breakwater.policy.name': 'tenants', 'breakwater.call.outcome': 'rejected', 'error.type': '_OTHER' }, value: 1 },
     ]);
-    expect(points(a.get('breakwater.retries'))).toEqual([{ attributes: { policy: 'tenants' }, value: 1 }]);
+    expect(points(a.get('breakwater.retries'))).toEqual([{ attributes: { 'breakwater.policy.name': 'tenants' }, value: 1 }]);
     expect(a.get('breakwater.breaker.state')?.dataPoints ?? []).toEqual([]);
     const duration = a.get('breakwater.call.duration')!.dataPoints;
-    expect(duration.map((d) => [{ ...d.attributes }, (d.value as { count: number }).count])).toEqual([[{ policy: 'tenants' }, 1]]);
+    expect(duration.map((d) => [{ ...d.attributes }, (d.value as { count: number }).count])).toEqual([[{ 'breakwater.policy.name': 'tenants', 'breakwater.call.outcome': 'success' }, 1]]);
     const b = await keyed.collect();
     expect(points(b.get('breakwater.calls'))).toEqual([
-      { attributes: { policy: 'tenants', result: 'success', key: 't1', service: 'api' }, value: 1 },
-      { attributes: { policy: 'tenants', result: 'rejected', key: 't1', service: 'api' }, value: 1 },
+      { attributes: { 'breakwater.policy.name': 'tenants', 'breakwater.call.outcome': 'success', 'breakwater.policy.key': 't1', service: 'api' }, value: 1 },
+      { attributes: { 'breakwater.policy.name': 'tenants', 'breakwater.call.outcome': 'rejected', 'error.type': '_OTHER', 'breakwater.policy.key': 't1', service: 'api' }, value: 1 },
     ]);
-    expect(points(b.get('breakwater.retries'))).toEqual([{ attributes: { policy: 'tenants', key: 't2', service: 'api' }, value: 1 }]);
-    expect(points(b.get('breakwater.breaker.state'))).toEqual(statePoints({ policy: 'tenants', key: 't1', service: 'api' }, 'open'));
+    expect(points(b.get('breakwater.retries'))).toEqual([{ attributes: { 'breakwater.policy.name': 'tenants', 'breakwater.policy.key': 't2', service: 'api' }, value: 1 }]);
+    expect(points(b.get('breakwater.breaker.state'))).toEqual(statePoints({ 'breakwater.policy.name': 'tenants', 'breakwater.policy.key': 't1', service: 'api' }, 'open'));
   });
 
   it('gives a state without a key the empty key under perKey', async () => {
     const { meter, collect } = setup();
     registerOtelMetrics(new TestBreaker({ name: 'solo' }), { meter, perKey: true });
-    expect(points((await collect()).get('breakwater.breaker.state'))).toEqual(statePoints({ policy: 'solo', key: '' }, 'closed'));
+    expect(points((await collect()).get('breakwater.breaker.state'))).toEqual(statePoints({ 'breakwater.policy.name': 'solo', 'breakwater.policy.key': '' }, 'closed'));
+  });
+
+  it('lets constant attributes use the bare names breakwater no longer sets', async () => {
+    const { meter, collect } = setup();
+    const b = new TestBreaker({ name: 'bare' });
+    registerOtelMetrics(b, { meter, attributes: { policy: 'p', result: 'r', state: 's', key: 'k', error: 'e' } });
+    await b.execute(() => 1);
+    expect(points((await collect()).get('breakwater.calls'))).toEqual([
+      { attributes: { 'breakwater.policy.name': 'bare', 'breakwater.call.outcome': 'success', policy: 'p', result: 'r', state: 's', key: 'k', error: 'e' }, value: 1 },
+    ]);
   });
 
   it("uses the global meter provider's meter 'breakwater' by default", async () => {
@@ -223,7 +301,7 @@ describe('registerOtelMetrics', () => {
       registerOtelMetrics(b);
       await b.execute(() => 1);
       const m = await collect();
-      expect(points(m.get('breakwater.calls'))).toEqual([{ attributes: { policy: 'global', result: 'success' }, value: 1 }]);
+      expect(points(m.get('breakwater.calls'))).toEqual([{ attributes: { 'breakwater.policy.name': 'global', 'breakwater.call.outcome': 'success' }, value: 1 }]);
     } finally {
       metrics.disable();
     }
@@ -231,7 +309,11 @@ describe('registerOtelMetrics', () => {
 
   it('refuses each taken attribute name and unknown options', () => {
     const b = new TestBreaker();
-    for (const taken of ['policy', 'result', 'state', 'key']) expect(() => registerOtelMetrics(b, { attributes: { [taken]: 'x' } })).toThrow(`invalid otel options: attributes.${taken}: expected a free attribute name`);
+    for (const taken of ['breakwater.policy.name', 'breakwater.call.outcome', 'breakwater.breaker.state', 'breakwater.policy.key', 'breakwater.other', 'error.type']) {
+      expect(() => registerOtelMetrics(b, { attributes: { [taken]: 'x' } })).toThrow(
+        `invalid otel options: attributes.${taken}: expected a free attribute name (breakwater.* and error.type are taken)`,
+      );
+    }
     expect(() => registerOtelMetrics(b, { meter: {} as never })).toThrow('invalid otel options: meter: expected an OpenTelemetry Meter');
     expect(() => registerOtelMetrics(b, { bogus: 1 } as never)).toThrow('invalid otel options: bogus: unknown option');
   });

@@ -30,6 +30,24 @@ describe('breakerRegistry', () => {
     expect(breakerRegistry({ defaults: { family: 'sre', k: 2 }, clock }).get('x')).toBeInstanceOf(SreBreakerPolicy);
   });
 
+  it('makes state machines from defaults that name their trip rule by trip, or by strategy (deprecated)', () => {
+    const clock = new TestClock(T0);
+    const byTrip = breakerRegistry({ defaults: { trip: 'consecutiveFailures', threshold: 2 }, clock }).get('a');
+    expect(byTrip).toBeInstanceOf(CircuitBreakerPolicy);
+    byTrip.allow().failure();
+    expect(byTrip.state).toBe('closed');
+    byTrip.allow().failure();
+    expect(byTrip.state).toBe('open');
+    let issues: readonly { path: string; message: string }[] = [];
+    try {
+      breakerRegistry({ defaults: { trip: 'errorRatio', strategy: 'errorRatio' } as never, clock });
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      issues = (e as ConfigError).issues;
+    }
+    expect(issues).toEqual([{ path: 'defaults.strategy', message: 'expected trip or strategy, not both (strategy is the deprecated name of trip)' }]);
+  });
+
   it("refuses an unknown family, and SRE-only options without family: 'sre'", () => {
     const paths = (f: () => unknown) => {
       try {

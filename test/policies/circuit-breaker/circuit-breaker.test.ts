@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BrokenCircuitError, circuitBreaker, type CircuitBreakerOptions, type PolicyEvent } from '../../../api/index.js';
+import { BrokenCircuitError, circuitBreaker, ConfigError, type CircuitBreakerOptions, type PolicyEvent } from '../../../api/index.js';
 import { TestClock } from '../../../lib/testing.js';
 import { collect, T0 } from '../../helpers/breakers.js';
+import { issuesOf } from '../../helpers/config-issues.js';
 
 type Options = CircuitBreakerOptions;
 
@@ -415,5 +416,61 @@ describe('circuitBreaker: dynamicThreshold probe term', () => {
     expect(b.state).toBe('closed');
     fail(b, 2); // 3/12 = 0.25 > 0.125 + 0.1
     expect(b.state).toBe('open');
+  });
+});
+
+describe('circuitBreaker: trip, and strategy its deprecated name', () => {
+  /** A run that trips an errorRatio breaker and probes it back closed, its events and snapshots along the way. */
+  const script = async (b: B, clock: TestClock) => {
+    const events = collect(b);
+    succeed(b, 2);
+    fail(b, 2); // 2/4 >= 0.5: open
+    const open = b.snapshot();
+    await clock.advance(1_000);
+    succeed(b); // the probe closes it
+    return { events, open, closed: b.snapshot(), stats: b.stats() };
+  };
+
+  it('builds the same breaker from either spelling', async () => {
+    const options = { threshold: 0.5, minRequests: 4, openMs: 1_000 } as const;
+    const a = setup({ trip: 'errorRatio', ...options });
+    const b = setup({ strategy: 'errorRatio', ...options });
+    const byTrip = await script(a.b, a.clock);
+    expect(byTrip.open.state).toBe('open');
+    expect(byTrip.closed.state).toBe('closed');
+    expect(byTrip).toEqual(await script(b.b, b.clock));
+  });
+
+  it('times calls for slowCallRatio whichever spelling names it', async () => {
+    for (const spelling of ['trip', 'strategy'] as const) {
+      const { clock, b } = setup({ [spelling]: 'slowCallRatio', threshold: 0.5, slowCallMs: 100, minRequests: 1 } as unknown as Options);
+      const p = b.allow();
+      await clock.advance(101);
+      p.success();
+      expect(b.state, spelling).toBe('open');
+    }
+  });
+
+  it('refuses both spellings at once with a ConfigError naming both', () => {
+    expect(() => circuitBreaker({ trip: 'errorRatio', strategy: 'errorRatio' } as never)).toThrow(ConfigError);
+    expect(issuesOf(() => circuitBreaker({ trip: 'errorRatio', strategy: 'errorCount' } as never))).toEqual([
+      { path: 'strategy', message: 'expected trip or strategy, not both (strategy is the deprecated name of trip)' },
+    ]);
+  });
+
+  it('reconfigures with either spelling, and says trip when a trip caller asks to change it', () => {
+    const { b } = setup({ trip: 'errorRatio', threshold: 0.9, minRequests: 2 });
+    b.reconfigure({ trip: 'errorRatio', threshold: 0.5, minRequests: 2 });
+    fail(b);
+    succeed(b); // 1/2 >= 0.5 under the new threshold
+    expect(b.state).toBe('open');
+    const { b: c } = setup({ strategy: 'errorRatio' });
+    c.reconfigure({ strategy: 'errorRatio', minRequests: 1, threshold: 0 });
+    succeed(c);
+    expect(c.state).toBe('open');
+    const change = 'cannot change in place (it shapes the window); build a new breaker';
+    expect(issuesOf(() => c.reconfigure({ trip: 'errorCount' }))).toEqual([{ path: 'trip', message: change }]);
+    expect(issuesOf(() => c.reconfigure({ strategy: 'errorCount' }))).toEqual([{ path: 'strategy', message: change }]);
+    expect(issuesOf(() => c.reconfigure({ trip: 'errorRatio', strategy: 'errorRatio' } as never)).map((i) => i.path)).toEqual(['strategy']);
   });
 });
