@@ -1,4 +1,8 @@
+import { runNext } from '../../lib/context.js';
+import { CRITICALITY_META, isCriticality } from '../../lib/criticality.js';
+import { ConfigError } from '../../lib/errors.js';
 import type { ExecuteOptions, ExecutionContext, Policy } from '../../lib/policy.js';
+import { markDownstream, noteDownstreamFailure, NoRetryError, remainingMs, wireHeaders, type WireHeaders } from '../shared/wire.js';
 import { HttpStatusError } from './http-status-error.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -17,12 +21,35 @@ export interface ResilientFetchOptions {
    * @defaultValue 65536
    */
   maxDrainBytes?: number;
+  /**
+   * Whether each request carries the call's remaining deadline, criticality and attempt in headers, and a failed
+   * response carrying the "do not retry" header becomes a {@link NoRetryError}. Turn it off for services outside
+   * your own (a third party has no use for them).
+   * @defaultValue true
+   */
+  propagate?: boolean;
+  /**
+   * Header names of the wire format (see docs/integrations.md).
+   * @defaultValue `WIRE_HEADERS`
+   */
+  headers?: Partial<WireHeaders>;
+  /**
+   * Milliseconds taken off the deadline sent, so the callee's answer can travel back before this caller gives up
+   * (the network time a remaining duration cannot account for).
+   * @defaultValue 0
+   */
+  deadlineMarginMs?: number;
 }
 
 /** What a call of the fetch made by {@link resilientFetch} takes besides the request: `execute` options. */
 export type ResilientRequestInit = RequestInit & {
   /** Passed to `policy.execute` (`timeout`, `deadline`, `key`, `meta`); the signal is `init.signal`. */
   execute?: Omit<ExecuteOptions, 'signal'>;
+  /**
+   * The call this request is part of (a handler's `requestContext(req)`, or the `ctx` of an operation): the policy
+   * runs inside it as one more layer, so its deadline, signal and criticality bound this request and travel on.
+   */
+  ctx?: ExecutionContext;
 };
 
 /** A `fetch` under a policy; what the policy may answer instead (`T`, e.g. a fallback's value) is in its result type. */
@@ -39,6 +66,12 @@ const failureByDefault = (r: Response): boolean => r.status >= 500 || r.status =
  * next attempt; any other response is returned as is. A `Request` input is
  * cloned per attempt; a streaming `init.body` cannot be sent twice.
  *
+ * Across the wire (docs/integrations.md): each attempt sends the time left of
+ * `ctx.deadline` (`x-breakwater-timeout-ms`), `ctx.meta.criticality` and
+ * `ctx.attempt`; a failed response marked `x-breakwater-no-retry` rejects
+ * with a {@link NoRetryError}, which `retry` does not retry; `init.ctx` runs
+ * the request inside a call already under way (a handler's `requestContext`).
+ *
  * @example
  * ```ts
  * const http = resilientFetch(policy().timeout(2_000).retry({ maxAttempts: 3 }).breaker());
@@ -49,19 +82,60 @@ export function resilientFetch<T>(policy: Policy<T>, fetchImpl?: FetchLike, opti
   const doFetch: FetchLike = fetchImpl ?? ((input, init) => globalThis.fetch(input, init));
   const isFailure = options.isFailure ?? failureByDefault;
   const maxDrain = options.maxDrainBytes ?? 65_536;
+  const propagate = options.propagate ?? true;
+  const names = wireHeaders(options.headers);
+  const margin = options.deadlineMarginMs ?? 0;
+  if (!(typeof margin === 'number' && margin >= 0 && margin < Infinity)) {
+    throw new ConfigError('resilientFetch', [{ path: 'deadlineMarginMs', message: `expected a finite number of milliseconds >= 0, got ${String(margin)}` }]);
+  }
   return (input, init) => {
-    const { execute, ...rest } = init ?? {};
+    const { execute, ctx: parent, ...rest } = init ?? {};
+    let last: ExecutionContext | undefined;
     const attempt = async (ctx: ExecutionContext): Promise<Response> => {
+      last = ctx;
       const request = input instanceof Request ? input.clone() : input;
-      const response = await doFetch(request, { ...rest, signal: ctx.signal });
+      // init.headers replace a Request's own: start from those when init gives none.
+      const given = rest.headers ?? (request instanceof Request ? request.headers : undefined);
+      const headers = propagate ? outgoing(given, ctx, names, margin) : rest.headers;
+      const response = await doFetch(request, { ...rest, headers, signal: ctx.signal });
       if (!isFailure(response)) return response;
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), ctx.clock.now());
       const body = await drain(response, maxDrain);
-      throw new HttpStatusError(response, retryAfterMs, body);
+      const failed = new HttpStatusError(response, retryAfterMs, body);
+      if (propagate && response.headers.has(names.noRetry)) {
+        throw new NoRetryError('resilientFetch', response.status, `${failed.message}, answered "do not retry"`, { cause: failed });
+      }
+      throw failed;
     };
     const signal = rest.signal ?? undefined;
-    return policy.execute(attempt, signal === undefined && execute === undefined ? undefined : { ...execute, signal });
+    const call =
+      parent !== undefined
+        ? runNext(attempt, signal === undefined ? parent : withSignal(parent, signal), { policy, next: undefined })
+        : policy.execute(attempt, signal === undefined && execute === undefined ? undefined : { ...execute, signal });
+    return call.then(undefined, (error: unknown) => {
+      // The final failure, after this call's own retries: the server above answers "do not retry" for it.
+      markDownstream(error);
+      // Found by the request's meta, which `init.ctx` or `execute: requestContext(req)` carries.
+      noteDownstreamFailure(parent ?? last);
+      throw error;
+    });
   };
+}
+
+/** The request's headers with the call's remaining deadline, criticality and attempt added. */
+function outgoing(given: RequestInit['headers'], ctx: ExecutionContext, names: WireHeaders, margin: number): Headers {
+  const headers = new Headers(given);
+  const left = remainingMs(ctx, margin);
+  if (left !== undefined) headers.set(names.deadline, String(left));
+  const criticality = ctx.meta[CRITICALITY_META];
+  if (isCriticality(criticality)) headers.set(names.criticality, criticality);
+  headers.set(names.attempt, String(ctx.attempt));
+  return headers;
+}
+
+/** `ctx` with the caller's own signal too: either one aborting cancels the request. */
+function withSignal(ctx: ExecutionContext, signal: AbortSignal): ExecutionContext {
+  return { deadline: ctx.deadline, attempt: ctx.attempt, key: ctx.key, meta: ctx.meta, clock: ctx.clock, signal: AbortSignal.any([ctx.signal, signal]) };
 }
 
 /** Reads up to `max` bytes of the body as text and cancels the rest; never throws. */

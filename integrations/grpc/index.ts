@@ -12,3 +12,14 @@ export {
   type ServerInterceptorOptions,
 } from './options.js';
 export type { Permit, PermitSource } from '../shared/permit.js';
+export {
+  callContext,
+  callOptionsOf,
+  wireClientInterceptor,
+  wireServerInterceptor,
+  WireClientOptionsSchema,
+  WireServerOptionsSchema,
+  type WireClientOptions,
+  type WireServerOptions,
+} from './wire.js';
+export { isNoRetryError, NoRetryError, WIRE_HEADERS, type IncomingContext, type WireHeaders } from '../shared/wire.js';

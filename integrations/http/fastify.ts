@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpGuard, isShed, isThenable, pathOf } from './guard.js';
 import type { AsyncPermitSource, Permit, ShedAnswer } from '../shared/permit.js';
 import type { HttpGuardOptions } from './options.js';
@@ -12,12 +13,20 @@ export interface FastifyLikeRequest {
   readonly raw?: { readonly destroyed?: boolean };
 }
 
+/** The node:http request a Fastify request wraps, when it is one (it has headers). */
+function rawRequest(request: FastifyLikeRequest): IncomingMessage | undefined {
+  const raw = request.raw as Partial<IncomingMessage> | undefined;
+  return typeof raw?.headers === 'object' && raw.headers !== null ? (raw as IncomingMessage) : undefined;
+}
+
 /** What the Fastify plugin uses of a reply (Fastify's `FastifyReply` fits). */
 export interface FastifyLikeReply {
   readonly statusCode: number;
   code(status: number): FastifyLikeReply;
   header(name: string, value: string): FastifyLikeReply;
   send(body?: unknown): unknown;
+  /** The node:http response underneath. */
+  readonly raw?: ServerResponse;
 }
 
 /** What the Fastify plugin uses of the instance (Fastify's `FastifyInstance` fits). */
@@ -39,6 +48,10 @@ export type FastifyLikePlugin = ((instance: FastifyLikeInstance, options: unknow
  * handler that throws is answered 500 by Fastify and so counts); a request the
  * client aborts releases its permit. With `sourceFor`, the key is
  * `METHOD://` + the route pattern (`GET:///users/:id`).
+ * Across the wire, as `protectHandler`: an expired request is answered
+ * 504 at once, an admitted one gets its `requestContext` (pass the
+ * Fastify request), and a failed reply gets the "do not retry" header when a
+ * call made with that context failed downstream.
  *
  * @example
  * ```ts
@@ -52,7 +65,13 @@ export function protectFastify(options: HttpGuardOptions | AsyncPermitSource): F
   const guard = new HttpGuard(options, 'protectFastify');
   const permits = new WeakMap<object, Permit>();
   const plugin = (instance: FastifyLikeInstance, _options: unknown, done: (error?: Error) => void): void => {
-    const serve = (request: FastifyLikeRequest, reply: FastifyLikeReply, next: (error?: unknown) => void, admitted: Permit | ShedAnswer): void => {
+    const serve = (
+      request: FastifyLikeRequest,
+      reply: FastifyLikeReply,
+      next: (error?: unknown) => void,
+      admitted: Permit | ShedAnswer,
+      deadline: number | undefined,
+    ): void => {
       if (isShed(admitted)) {
         reply
           .code(admitted.status)
@@ -66,18 +85,26 @@ export function protectFastify(options: HttpGuardOptions | AsyncPermitSource): F
         return;
       }
       permits.set(request, admitted);
+      const req = rawRequest(request);
+      if (req !== undefined && reply.raw !== undefined) guard.open(req, reply.raw, deadline, [request, req]);
       next();
     };
     instance.addHook('onRequest', (request: FastifyLikeRequest, reply: FastifyLikeReply, next: (error?: unknown) => void) => {
+      const req = rawRequest(request);
+      const deadline = req === undefined ? undefined : guard.deadlineOf(req);
+      if (deadline === 'expired') {
+        reply.code(guard.expiredStatus).send('Deadline Exceeded');
+        return;
+      }
       let admitted: ReturnType<HttpGuard['admit']>;
       try {
-        admitted = guard.admit(request.method, request.routeOptions?.url ?? pathOf(request.url));
+        admitted = guard.admit(request.method, request.routeOptions?.url ?? pathOf(request.url), req === undefined ? undefined : guard.admitRequest(req, deadline));
       } catch (error) {
         next(error); // a failing source is Fastify's 500, not a crash
         return;
       }
-      if (isThenable<Permit | ShedAnswer>(admitted)) admitted.then((a) => serve(request, reply, next, a), next);
-      else serve(request, reply, next, admitted);
+      if (isThenable<Permit | ShedAnswer>(admitted)) admitted.then((a) => serve(request, reply, next, a, deadline), next);
+      else serve(request, reply, next, admitted, deadline);
     });
     instance.addHook('onResponse', (request: FastifyLikeRequest, reply: FastifyLikeReply, next: () => void) => {
       const permit = permits.get(request);

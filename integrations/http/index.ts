@@ -13,5 +13,14 @@ export {
   type FastifyLikeRequest,
 } from './fastify.js';
 export { HttpGuardOptionsSchema, type HttpGuardOptions } from './options.js';
-export { shedAnswer, type AsyncPermitSource, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
+export { requestContext } from './guard.js';
+export {
+  isDownstreamFailure,
+  isNoRetryError,
+  NoRetryError,
+  WIRE_HEADERS,
+  type IncomingContext,
+  type WireHeaders,
+} from '../shared/wire.js';
+export { shedAnswer, type AdmitRequest, type AsyncPermitSource, type Permit, type PermitSource, type ShedAnswer } from '../shared/permit.js';
 export { policySource } from '../shared/policy-source.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AsyncPermitSource, Permit, ShedAnswer } from '../shared/permit.js';
-import { answerShed, HttpGuard, isShed, isThenable, pathOf } from './guard.js';
+import { answerExpired, answerShed, failureStatus, HttpGuard, isShed, isThenable, pathOf } from './guard.js';
 import type { HttpGuardOptions } from './options.js';
 
 /** A node:http request handler, sync or async. */
@@ -17,6 +17,13 @@ export type NodeHandler<Req extends IncomingMessage = IncomingMessage, Res exten
  * rejects is answered 500 (when nothing was sent yet) and counts as a
  * failure; a client that goes away first releases the permit. With
  * `sourceFor`, each `METHOD://path` (query stripped) has its own source.
+ *
+ * Across the wire (docs/integrations.md): a request whose deadline header
+ * says no time is left is answered 504 at once; an admitted one gets its
+ * `requestContext` (the caller's deadline cut to `maxDeadlineMs`, its
+ * criticality when `trustCriticality` says so). A handler failure is
+ * answered 504 (deadline), 503 (shed) or 500, with the "do not retry"
+ * header when it came from a call downstream that already retried.
  *
  * @example
  * ```ts
@@ -37,17 +44,19 @@ export function protectHandler<Req extends IncomingMessage, Res extends ServerRe
     res.statusCode = 500;
     res.end();
   };
-  const serve = (req: Req, res: Res, admitted: Permit | ShedAnswer): void => {
+  const serve = (req: Req, res: Res, admitted: Permit | ShedAnswer, deadline: number | undefined): void => {
     if (isShed(admitted)) return answerShed(res, admitted);
     // Admission took time and the client has gone meanwhile: nothing to run.
     if (res.destroyed || req.destroyed) return admitted.release();
     let threw = false;
     guard.watch(admitted, res, () => threw);
+    const incoming = guard.open(req, res, deadline);
     const fail = (error: unknown): void => {
       threw = true;
       guard.onError(error);
+      if (guard.noRetry(error)) incoming.downstreamFailed = true;
       if (!res.headersSent) {
-        res.statusCode = 500;
+        res.statusCode = failureStatus(error);
         res.end();
       } else res.destroy();
     };
@@ -59,18 +68,20 @@ export function protectHandler<Req extends IncomingMessage, Res extends ServerRe
     }
   };
   return (req, res) => {
+    const deadline = guard.deadlineOf(req);
+    if (deadline === 'expired') return answerExpired(res, guard.expiredStatus);
     let admitted: ReturnType<HttpGuard['admit']>;
     try {
-      admitted = guard.admit(req.method, pathOf(req.url));
+      admitted = guard.admit(req.method, pathOf(req.url), guard.admitRequest(req, deadline));
     } catch (error) {
       return sourceFailed(res, error);
     }
     if (isThenable<Permit | ShedAnswer>(admitted)) {
       admitted.then(
-        (a) => serve(req, res, a),
+        (a) => serve(req, res, a, deadline),
         (error: unknown) => sourceFailed(res, error),
       );
-    } else serve(req, res, admitted);
+    } else serve(req, res, admitted, deadline);
     return undefined;
   };
 }

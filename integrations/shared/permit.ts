@@ -47,8 +47,20 @@ export interface PermitSource {
 export interface AsyncPermitSource {
   /** Names the source in logs and errors. */
   readonly name: string;
-  /** Admits a call (now or later), or throws / rejects with a shedding rejection. */
-  allow(): Permit | PromiseLike<Permit>;
+  /**
+   * Admits a call (now or later), or throws / rejects with a shedding rejection. The HTTP guards pass what they
+   * know of the request: its criticality in `meta.criticality` and its deadline, so a source that sheds by
+   * criticality, or queues, can use them.
+   */
+  allow(request?: AdmitRequest): Permit | PromiseLike<Permit>;
+}
+
+/** What an HTTP guard tells a permit source of the request it admits. */
+export interface AdmitRequest {
+  /** Labels of the request; `meta.criticality` is the criticality honoured for it. */
+  readonly meta: Readonly<Record<string, string>>;
+  /** Clock time (epoch ms) by which the request must be answered, when it has a deadline. */
+  readonly deadline: number | undefined;
 }
 
 export { isThenable };

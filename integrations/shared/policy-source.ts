@@ -1,5 +1,5 @@
 import type { Policy } from '../../lib/policy.js';
-import type { AsyncPermitSource, Permit } from './permit.js';
+import type { AdmitRequest, AsyncPermitSource, Permit } from './permit.js';
 
 /**
  * A permit held inside a running `policy.execute`: the operation the policy
@@ -14,7 +14,7 @@ class PolicyPermit implements Permit {
   private ok: (() => void) | undefined;
   private fail: ((error: unknown) => void) | undefined;
 
-  constructor(policy: Policy<unknown>) {
+  constructor(policy: Policy<unknown>, request: AdmitRequest | undefined) {
     this.admitted = new Promise<Permit>((admit, refuse) => {
       const run = policy.execute(
         () =>
@@ -23,7 +23,9 @@ class PolicyPermit implements Permit {
             this.fail = fail;
             admit(this);
           }),
-        { signal: this.ctrl.signal },
+        // The request's criticality reaches the policy; its deadline does not: a deadline passing inside would end
+        // the operation, and free a bulkhead's slot, while the handler still runs.
+        request === undefined ? { signal: this.ctrl.signal } : { signal: this.ctrl.signal, meta: { ...request.meta } },
       );
       // Before admission a rejection refuses the call; after it, the caller already has its answer.
       run.then(undefined, refuse);
@@ -65,6 +67,6 @@ class PolicyPermit implements Permit {
 export function policySource(policy: Policy<unknown>): AsyncPermitSource {
   return {
     name: policy.name,
-    allow: () => new PolicyPermit(policy).admitted,
+    allow: (request?: AdmitRequest) => new PolicyPermit(policy, request).admitted,
   };
 }

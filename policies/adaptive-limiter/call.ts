@@ -1,6 +1,7 @@
 import { thrownOutcome } from '../../lib/outcome.js';
 import type { ExecutionContext, Operation } from '../../lib/policy.js';
 import { isThenable } from '../../lib/thenable.js';
+import { NO_PARTITION } from '../../lib/shedding.js';
 
 /** What a settled call says about the dependency's capacity. */
 export const ANSWERED = 0;
@@ -36,7 +37,7 @@ export class LimitedCall<R> {
     private readonly start: number,
     private readonly inFlight: number,
     private readonly ctx: ExecutionContext,
-    private readonly partition: number,
+    private readonly partition: number = NO_PARTITION,
   ) {}
 
   /** The operation as the inner chain sees it: counted while it runs. */
@@ -95,7 +96,7 @@ export class LimiterPermit {
     private readonly owner: LimiterCore,
     private readonly start: number,
     private readonly inFlight: number,
-    private readonly partition: number,
+    private readonly partition: number = NO_PARTITION,
   ) {}
 
   /** The call was answered: its response time is measured. */

@@ -2,6 +2,7 @@ import type { AbortListener, Context, Scope } from '../../lib/context.js';
 import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
 import type { QueueNode } from '../../lib/wait-queue.js';
 import { isThenable } from '../../lib/thenable.js';
+import { NO_PARTITION } from '../../lib/shedding.js';
 
 /** What a waiter and a slot need of their bulkhead: run a call, take a waiter out, report, free a slot. */
 export interface SlotOwner {
@@ -31,9 +32,9 @@ export class Waiter<R> implements AbortListener, QueueNode {
     /** When the call arrived, on the bulkhead's clock. */
     readonly start: number,
     /** The rank of the call's criticality (0 critical, 1 default, 2 sheddable): the queue it waits in. */
-    readonly rank: number,
+    readonly rank: number = 1,
     /** The call's partition, or `NO_PARTITION`. */
-    readonly partition: number,
+    readonly partition: number = NO_PARTITION,
   ) {
     this.promise = new Promise<R>((resolve, reject) => {
       this.resolve = resolve;
@@ -82,7 +83,7 @@ export class Slot<R> {
     private readonly inner: Operation<R>,
     private readonly start: number,
     private readonly scope: Scope | undefined,
-    private readonly partition: number,
+    private readonly partition: number = NO_PARTITION,
   ) {}
 
   /** The operation as the inner chain sees it: counted while it runs. */

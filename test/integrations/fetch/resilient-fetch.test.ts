@@ -5,7 +5,7 @@ import { TestClock } from '../../../lib/testing.js';
 import { fallback } from '../../../policies/fallback/index.js';
 import { constant, retry } from '../../../policies/retry/index.js';
 import { timeout } from '../../../policies/timeout/index.js';
-import { HttpStatusError, isHttpStatusError, resilientFetch } from '../../../integrations/fetch/index.js';
+import { HttpStatusError, isHttpStatusError, isNoRetryError, resilientFetch, type NoRetryError } from '../../../integrations/fetch/index.js';
 import { TestBreaker } from '../helpers/test-breaker.js';
 import { listen, until, type LocalServer } from '../helpers/http-server.js';
 
@@ -272,5 +272,71 @@ describe('resilientFetch', () => {
     const http = resilientFetch(retry({ maxAttempts: 1 }), undefined, { isFailure: (r) => r.status === 204 });
     const error = (await http(url).catch((e: unknown) => e)) as HttpStatusError;
     expect(isHttpStatusError(error) && [error.status, error.body, error.retryAfterMs]).toEqual([204, '', undefined]);
+  });
+});
+
+describe('resilientFetch across the wire', () => {
+  /** A fetch that records the headers of each request and answers with `reply`. */
+  function recording(reply: () => Response = () => new Response('ok')) {
+    const sent: Headers[] = [];
+    const impl = async (input: string | URL | Request, init?: RequestInit) => {
+      sent.push(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)));
+      return reply();
+    };
+    return { sent, impl };
+  }
+
+  it("sends the whole ms left on the policy's clock, less the margin, the criticality and each attempt's number", async () => {
+    const clock = new TestClock(1_000_000);
+    const { sent, impl } = recording(() => new Response('', { status: 503 }));
+    const http = resilientFetch(retry({ maxAttempts: 2, backoff: constant(0), clock }), impl, { deadlineMarginMs: 200 });
+    await http('http://x/', { headers: { 'x-tenant': 'acme' }, execute: { deadline: 1_001_234.9, meta: { criticality: 'sheddable' } } }).catch(() => undefined);
+    expect(sent.map((h) => [h.get('x-breakwater-timeout-ms'), h.get('x-breakwater-criticality'), h.get('x-breakwater-attempt'), h.get('x-tenant')])).toEqual([
+      ['1034', 'sheddable', '1', 'acme'],
+      ['1034', 'sheddable', '2', 'acme'],
+    ]);
+  });
+
+  it('sends no deadline without one, no criticality unless meta names one, and nothing at all with propagate: false', async () => {
+    const { sent, impl } = recording();
+    await resilientFetch(retry(), impl)('http://x/', { execute: { meta: { criticality: 'urgent' } } });
+    await resilientFetch(retry(), impl, { propagate: false })('http://x/', { execute: { timeout: 1_000, meta: { criticality: 'critical' } } });
+    await resilientFetch(retry(), impl, { headers: { attempt: 'X-Try' } })(new Request('http://x/', { headers: { 'x-kept': 'yes' } }));
+    expect(sent.map((h) => [...h.keys()].sort())).toEqual([['x-breakwater-attempt'], [], ['x-kept', 'x-try']]);
+  });
+
+  it('turns a failed response carrying the "do not retry" header into a NoRetryError that retry does not retry', async () => {
+    const { sent, impl } = recording(() => new Response('gave up', { status: 503, headers: { 'x-breakwater-no-retry': '1' } }));
+    const error = await resilientFetch(retry({ maxAttempts: 3, backoff: constant(0) }), impl)('http://x/').catch((e: unknown) => e);
+    expect(sent).toHaveLength(1);
+    expect(isNoRetryError(error)).toBe(true);
+    const e = error as NoRetryError;
+    expect([e.status, isHttpStatusError(e.cause) && e.cause.body]).toEqual([503, 'gave up']);
+    // With propagate: false the header means nothing: the 503 is retried.
+    const plain = recording(() => new Response('', { status: 503, headers: { 'x-breakwater-no-retry': '1' } }));
+    await resilientFetch(retry({ maxAttempts: 3, backoff: constant(0) }), plain.impl, { propagate: false })('http://x/').catch(() => undefined);
+    expect(plain.sent).toHaveLength(3);
+  });
+
+  it("runs inside init.ctx: its deadline and criticality are sent, and a call whose context is over is not made", async () => {
+    const clock = new TestClock(5_000);
+    const { sent, impl } = recording();
+    const http = resilientFetch(retry({ clock }), impl);
+    const ctx = { signal: new AbortController().signal, deadline: 5_700, attempt: 1, key: undefined, meta: { criticality: 'critical' }, clock };
+    await http('http://x/', { ctx });
+    expect([sent[0]!.get('x-breakwater-timeout-ms'), sent[0]!.get('x-breakwater-criticality')]).toEqual(['700', 'critical']);
+    const over = new AbortController();
+    over.abort(new Error('caller left'));
+    await expect(http('http://x/', { ctx: { ...ctx, signal: over.signal } })).rejects.toThrow('caller left');
+    const mine = new AbortController();
+    mine.abort(new Error('mine'));
+    await expect(http('http://x/', { ctx, signal: mine.signal })).rejects.toThrow('mine');
+    expect(sent).toHaveLength(1);
+  });
+
+  it('refuses a bad deadlineMarginMs with a ConfigError naming it', () => {
+    for (const bad of [-1, Infinity, Number.NaN, '5']) {
+      expect(() => resilientFetch(retry(), undefined, { deadlineMarginMs: bad as number })).toThrow(/deadlineMarginMs: expected a finite number of milliseconds >= 0/);
+    }
   });
 });

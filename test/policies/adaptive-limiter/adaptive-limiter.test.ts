@@ -414,50 +414,6 @@ describe('adaptiveLimiter permits', () => {
   });
 });
 
-describe('adaptiveLimiter options', () => {
-  const issues = (o: unknown) => {
-    try {
-      adaptiveLimiter(o as never);
-    } catch (e) {
-      expect(e).toBeInstanceOf(ConfigError);
-      return (e as ConfigError).issues;
-    }
-    throw new Error('expected a ConfigError');
-  };
-
-  it('names the option and the rule it breaks', () => {
-    expect(issues({ initialLimit: 0 })).toEqual([{ path: 'initialLimit', message: 'expected an integer >= 1' }]);
-    expect(issues({ initialLimit: 300 })).toEqual([{ path: 'initialLimit', message: 'must be between minLimit (1) and maxLimit (200)' }]);
-    expect(issues({ minLimit: 50, maxLimit: 10, initialLimit: 20 })).toEqual([{ path: 'minLimit', message: 'must be <= maxLimit (10)' }]);
-    expect(issues({ windowMs: 2_000 })).toEqual([{ path: 'windowMs', message: 'must be <= maxWindowMs (1000)' }]);
-    expect(issues({ algorithm: 'bbr' })).toEqual([{ path: 'algorithm', message: "expected 'gradient', 'aimd', 'vegas' or an object with kind" }]);
-    expect(issues({ algorithm: { kind: 'gradient', tolerance: 0.5 } })).toEqual([{ path: 'algorithm.tolerance', message: 'expected a finite number >= 1' }]);
-    expect(issues({ algorithm: { kind: 'aimd', backoffRatio: 0.3 } })).toEqual([{ path: 'algorithm.backoffRatio', message: 'expected a number in [0.5, 1)' }]);
-    expect(issues({ algorithm: { kind: 'vegas', alpha: 6, beta: 3 } })).toEqual([{ path: 'algorithm.beta', message: 'beta must exceed alpha' }]);
-    expect(issues({ algorithm: { kind: 'aimd', tolerance: 2 } })).toEqual([{ path: 'algorithm.tolerance', message: 'unknown option' }]);
-    expect(issues({ isOverload: 'yes' })).toEqual([{ path: 'isOverload', message: 'expected a function' }]);
-    expect(issues({ limit: 5 })).toEqual([{ path: 'limit', message: 'unknown option' }]);
-    expect(issues({ minLimit: 5, initialLimit: 2 })).toEqual([{ path: 'initialLimit', message: 'must be between minLimit (5) and maxLimit (200)' }]);
-    expect(issues({ algorithm: { kind: 'bbr' } })).toEqual([{ path: 'algorithm.kind', message: "expected kind 'gradient', 'aimd' or 'vegas'" }]);
-    expect(issues({ algorithm: { kind: 'vegas', alpha: 4, beta: 4 } })).toEqual([{ path: 'algorithm.beta', message: 'beta must exceed alpha' }]);
-    expect(() => adaptiveLimiter({ initialLimit: 0 })).toThrow('invalid adaptiveLimiter options: initialLimit: expected an integer >= 1');
-  });
-
-  it('takes each bound itself: equal limits, a window as long as its maximum, backoffRatio 0.5', () => {
-    expect(adaptiveLimiter({ minLimit: 7, maxLimit: 7, initialLimit: 7 }).limit).toBe(7);
-    expect(adaptiveLimiter({ windowMs: 500, maxWindowMs: 500 }).limit).toBe(20);
-    expect(adaptiveLimiter({ algorithm: { kind: 'gradient', backoffRatio: 0.5 } }).limit).toBe(20);
-    expect(adaptiveLimiter({ algorithm: { kind: 'aimd', backoffRatio: 0.5 } }).limit).toBe(20);
-  });
-
-  it('takes an algorithm by name or as an object, each with its defaults', () => {
-    for (const algorithm of ['gradient', 'aimd', 'vegas', { kind: 'gradient', tolerance: 2 }, { kind: 'aimd' }, { kind: 'vegas', alpha: 2, beta: 4 }] as const) {
-      expect(adaptiveLimiter({ algorithm }).limit).toBe(20);
-    }
-    expect(adaptiveLimiter({ algorithm: 'aimd' }).stats().baselineMs).toBeUndefined();
-  });
-});
-
 /** A policy a user wrote: its `[RUN]` is `run`. */
 function userPolicy(run: <R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined) => Promise<R>) {
   return {

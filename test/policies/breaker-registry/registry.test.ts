@@ -6,9 +6,7 @@ import {
   CircuitBreakerPolicy,
   ConfigError,
   keyedBreaker,
-  policy,
   SreBreakerPolicy,
-  type PolicyEvent,
 } from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
 import { T0 } from '../../helpers/breakers.js';
@@ -208,53 +206,6 @@ describe('breakerRegistry', () => {
     for (let i = 0; i < 50_000; i++) r.get(`k${i}`).allow().success();
     expect(r.size).toBe(50_000);
     expect(r.get('k1').window.counts).toBeUndefined(); // one call: no arrays
-  });
-});
-
-describe('keyedBreaker', () => {
-  it('refuses a keyOf that is not a function with a ConfigError naming it and the rule', () => {
-    for (const keyOf of [undefined, 'host', { host: 1 }]) {
-      let error: unknown;
-      try {
-        keyedBreaker(keyOf as never);
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).policy).toBe('keyedBreaker');
-      expect((error as ConfigError).issues).toEqual([{ path: 'keyOf', message: 'expected a function (ctx) => string' }]);
-    }
-  });
-
-  it('routes each call to the breaker of keyOf(ctx) and is itself a Policy', async () => {
-    const clock = new TestClock(T0);
-    const k = keyedBreaker((ctx) => ctx.meta.host ?? 'none', {
-      defaults: { strategy: 'consecutiveFailures', threshold: 1 },
-      clock,
-    });
-    const events: PolicyEvent[] = [];
-    k.events$.subscribe((e) => events.push(e));
-    await expect(k.execute(() => Promise.reject(new Error('x')), { meta: { host: 'a' } })).rejects.toThrow('x');
-    await expect(k.execute(() => 1, { meta: { host: 'a' } })).rejects.toBeInstanceOf(BrokenCircuitError);
-    await expect(k.execute(() => 2, { meta: { host: 'b' } })).resolves.toBe(2);
-    expect(k.get('a').state).toBe('open');
-    expect(k.get('b').state).toBe('closed');
-    expect(events.find((e) => e.type === 'stateChange')).toMatchObject({ policy: 'breakers:a', to: 'open' });
-  });
-
-  it('a throwing keyOf rejects the call', async () => {
-    const k = keyedBreaker(() => {
-      throw new Error('no key');
-    });
-    await expect(k.execute(() => 1)).rejects.toThrow('no key');
-  });
-
-  it('works in a builder chain', async () => {
-    const clock = new TestClock(T0);
-    const p = policy({ clock }).keyedBreaker((ctx) => ctx.meta.tenant!, { defaults: { strategy: 'consecutiveFailures', threshold: 1 } });
-    await p.execute(() => Promise.reject(new Error('x')), { meta: { tenant: 't1' } }).catch(() => {});
-    await expect(p.execute(() => 1, { meta: { tenant: 't1' } })).rejects.toBeInstanceOf(BrokenCircuitError);
-    await expect(p.execute(() => 1, { meta: { tenant: 't2' } })).resolves.toBe(1);
   });
 });
 

@@ -21,7 +21,6 @@ import {
   type Chain,
   type ExecuteOptions,
   type ExecutionContext,
-  type LimiterHost,
   type Operation,
   type Policy,
   type RateAlgorithm,
@@ -159,21 +158,6 @@ describe('rateLimiter: from the mutation analysis', () => {
     const reason = new Error('gone');
     await expect(limiter[RUN](() => 'no', abortedContext(clock, reason), undefined)).rejects.toBe(reason);
     await expect(limiter.execute(() => 'yes')).resolves.toBe('yes');
-  });
-
-  it('is attached to its algorithm once and reports localFallback with its flag and error', () => {
-    const hosts: LimiterHost[] = [];
-    const algorithm: RateAlgorithm = { kind: 'custom', acquire: () => 0, attach: (h) => void hosts.push(h) };
-    const limiter = rateLimiter({ algorithm, name: 'shared' });
-    expect(hosts).toEqual([limiter]);
-    const events = collect(limiter);
-    const error = new Error('redis down');
-    hosts[0]!.localFallback(true, error);
-    hosts[0]!.localFallback(false);
-    expect(events).toEqual([
-      { type: 'localFallback', policy: 'shared', active: true, error },
-      { type: 'localFallback', policy: 'shared', active: false, error: undefined },
-    ]);
   });
 
   it('builds each algorithm from data with every field', () => {
