@@ -1,4 +1,5 @@
-import { rtoMax } from '../lib/sla.js';
+import { rtoMaxAsPublished } from '../lib/sla.js';
+import { BREAKER_FAMILY, rtoMaxS } from './recovery.js';
 import { MODEL, SCENARIOS } from './model.js';
 import { ROWS } from './rows.js';
 import { Outcome, type RunRecord } from './simulate.js';
@@ -20,8 +21,19 @@ export interface Figures {
   peakInFlight: number;
   /** Seconds from the fault's end until 99 % of requests over a 5 s window get a real answer; null = ∞ (not within the run). */
   recoveryS: number | null;
-  /** For breaker rows: `rtoMax` of breakwater/sla fed with measured inputs (s; null = ∞), and those inputs. */
-  rto?: { rtoMaxS: number | null; errorLatencyMs: number | null; recoveryRate: number };
+  /**
+   * For breaker rows: `rtoMax` of breakwater/sla from the breaker's mechanics and the run's state at the fault's
+   * end (s; null = ∞), its inputs, and the published formula's figure beside it (`rtoMaxAsPublished`).
+   */
+  rto?: {
+    rtoMaxS: number | null;
+    state: 'open' | 'half-open' | 'closed';
+    openElapsedMs: number;
+    backlog: number;
+    recoveryRate: number;
+    asPublishedS: number | null;
+    errorLatencyMs: number | null;
+  };
 }
 
 /** One series point per bucket, for the charts. */
@@ -87,14 +99,19 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
     peakInFlight: r.peakInFlight,
     recoveryS: recovery(r, sc.faultEndMs),
   };
-  if (ROWS[r.row].breaker) {
+  const family = BREAKER_FAMILY[r.row];
+  if (ROWS[r.row].breaker && family !== undefined) {
     const recoveryRate = r.probes === 0 ? 1 : r.probesOk / r.probes;
     const errorLatencyMs = r.firstOpenAfterFault === undefined ? null : r.firstOpenAfterFault - from;
-    const rto = errorLatencyMs === null ? Infinity : rtoMax({ state: 'open', errorLatencyMs, recoveryRate });
+    const published = errorLatencyMs === null ? Infinity : rtoMaxAsPublished({ state: 'open', errorLatencyMs, recoveryRate });
     figures.rto = {
-      rtoMaxS: Number.isFinite(rto) ? round(rto / 1_000, 2) : null,
-      errorLatencyMs: errorLatencyMs === null ? null : round(errorLatencyMs, 1),
+      rtoMaxS: rtoMaxS(r, family),
+      state: r.atFaultEnd.state,
+      openElapsedMs: round(r.atFaultEnd.openElapsedMs, 1),
+      backlog: r.atFaultEnd.backlog,
       recoveryRate: round(recoveryRate),
+      asPublishedS: Number.isFinite(published) ? round(published / 1_000, 2) : null,
+      errorLatencyMs: errorLatencyMs === null ? null : round(errorLatencyMs, 1),
     };
   }
   return { figures, series: seriesOf(r) };

@@ -3,6 +3,7 @@ import * as vl from 'vega-lite';
 import type { Series } from './figures.js';
 import type { LabResults } from './run.js';
 import { cells, COLUMNS } from './table.js';
+import { rtoCheck, rtoCheckLine } from './rto-check.js';
 
 /** The charts of each scenario: which series, its title and axis. */
 export const CHARTS: readonly { key: keyof Series; title: string; axis: string }[] = [
@@ -80,6 +81,7 @@ th:first-child,td:first-child{text-align:left}figure{margin:1em 0}small{color:#7
 B allows ${m.inFlightLimit} calls in flight; C has ${m.workers} workers, ${m.serviceMeanMs} ms mean service time, a FIFO queue of ${m.queueLimit},
 and works on requests whose callers gave up. Figures over the fault and the ${m.afterFaultMs / 1_000} s after it; recovery: from the fault's end until
 99 % of requests over a 5 s window get a real answer (∞: not within the run). The shaded band is the fault.</p>
+<p id="rto-check">${esc(rtoCheckLine(rtoCheck(results.results)))}</p>
 ${parts.join('\n')}
 </body></html>
 `;

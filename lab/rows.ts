@@ -2,10 +2,12 @@ import type { Observable } from 'rxjs';
 import { policy } from '../api/builder.js';
 import type { Clock } from '../lib/clock.js';
 import type { PolicyEvent } from '../lib/events.js';
-import type { ExecutionContext, Policy } from '../lib/policy.js';
+import type { ExecutionContext } from '../lib/policy.js';
 import { strategies } from '../config/strategies/index.js';
+import { constant } from '../policies/retry/index.js';
 import type { Dependency } from './dependency.js';
 import { MODEL } from './model.js';
+import { deadlineBlind, type Caller } from './naive.js';
 
 /** What a degraded answer (a fallback's) is: anything but a fresh answer of C. */
 export const DEGRADED = Object.freeze({ from: 'fallback' });
@@ -23,8 +25,8 @@ export interface LabWrite {
   readonly key: string;
 }
 
-/** What B calls C through: a policy, or a writer. */
-export type Protection = Policy<unknown> | Writer;
+/** What B calls C through: a policy (or anything that executes like one), or a writer. */
+export type Protection = Caller | Writer;
 
 /** What the lab hands a row besides clock and random: C, and live signals of B and C for rows that read them. */
 export interface LabEnv {
@@ -33,6 +35,8 @@ export interface LabEnv {
   cpu(): number;
   /** C's health: share of attempts C answered over the last second (1 with none). */
   health(): number;
+  /** Work B goes on doing after A gave up (a deadline-blind retry loop): it holds one of B's threads until it ends. */
+  orphan(work: Promise<unknown>): void;
   /** Delivers one payload to C (for writers): `deliver(payload, ctx)`. */
   deliver(payload: unknown, ctx: ExecutionContext): Promise<unknown>;
 }
@@ -49,22 +53,27 @@ export interface RowSpec {
 }
 
 const T = MODEL.attemptTimeoutMs;
+/** `boundedRetry`'s total timeout in the lab: under A's 500 ms patience, so its bound is what A sees (100 ms left to answer A). */
+export const BOUNDED_TOTAL_MS = 400;
 const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items'): RowSpec => ({ make, breaker, keys });
 
 /**
  * Every row of the lab, in table order: name → factory; adding a row is one
  * line. `baseline` has no protection at all (B waits as long as A lets it);
- * `naiveRetry` is the common anti-pattern: 3 tries of 300 ms, no budget, no
- * breaker. Then the strategies (`writeBehind` writes one independent record per request), with their own defaults except the time B
+ * `naiveRetry` is the common anti-pattern: 3 tries of 300 ms, retried at
+ * once (no backoff, no jitter), blind to A's deadline (it goes on retrying
+ * after A gave up, holding one of B's threads), no budget, no breaker. `boundedRetry` is its remedy: the
+ * same tries, with jittered exponential backoff, A's deadline propagated, and
+ * its total timeout under A's patience ({@link BOUNDED_TOTAL_MS}). Then the strategies (`writeBehind` writes one independent record per request), with their own defaults except the time B
  * gives an attempt (300 ms; `slowCallShield` counts calls over 200 ms slow),
  * and, for `adaptiveDegrade`, thresholds and signals scaled to the model
  * (high load 150/s, medium 100/s; B's occupancy as CPU; C's recent success as health).
  */
 export const ROWS = {
   baseline: row((clock) => policy({ clock })),
-  naiveRetry: row((clock, random) => policy({ clock, random }).timeout(T).retry({ maxAttempts: 3 })),
+  naiveRetry: row((clock, random, lab) => deadlineBlind(policy({ clock, random }).timeout(T).retry({ maxAttempts: 3, backoff: constant(0) }), clock, lab.orphan)),
   failFast: row((clock, random) => strategies.failFast({ clock, random, timeoutMs: T }), true),
-  boundedRetry: row((clock, random) => strategies.boundedRetry({ clock, random, attemptTimeoutMs: T })),
+  boundedRetry: row((clock, random) => strategies.boundedRetry({ clock, random, attemptTimeoutMs: T, totalTimeoutMs: BOUNDED_TOTAL_MS })),
   budgetedRetry: row((clock, random) => strategies.budgetedRetry({ clock, random, timeoutMs: T })),
   standard: row((clock, random) => strategies.standard({ clock, random, timeoutMs: T, fallback: degraded }), true),
   guardedRetry: row((clock, random) => strategies.guardedRetry({ clock, random, timeoutMs: T }), true),

@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import type { Clock } from '../lib/clock.js';
 import type { PolicyEvent } from '../lib/events.js';
 import { seededRandom } from '../lib/testing.js';
 import { LabClock } from './clock.js';
@@ -32,6 +33,11 @@ export interface RunRecord {
   readonly probesOk: number;
   /** Timers the lab clock fired. */
   readonly timers: number;
+  /**
+   * When the fault ended: the breakers' state (`'open'` if any is open, else `'half-open'` if any is, else
+   * `'closed'`), how long the open one had been open (ms), and the jobs C held then.
+   */
+  readonly atFaultEnd: { readonly state: 'open' | 'half-open' | 'closed'; readonly openElapsedMs: number; readonly backlog: number };
 }
 
 /** Seeds of the independent random streams of a run (common random numbers: every row sees the same arrivals). */
@@ -50,19 +56,36 @@ export function arrivalTimes(seed: number, durationMs: number): Float64Array {
 
 const isWriter = (p: Protection): p is Writer => typeof (p as Writer).write === 'function';
 
+/** The clock a run plays on: `run(until)` fires every timer due up to `until`; `fired` counts them. */
+export interface SimulationClock extends Clock {
+  run(until: number): Promise<void>;
+  readonly fired: number;
+}
+
+/** Makes a run's clock, starting at `startEpochMs`: the {@link LabClock} by default (a test plays the same run on `TestClock`). */
+export type ClockFactory = (startEpochMs: number) => SimulationClock;
+
+const labClock: ClockFactory = (start) => new LabClock(start);
+
 /** Plays one row in one scenario and records it. One run per thread at a time (the lab clock drains the event loop). */
-export async function simulate(row: RowName, scenarioName: ScenarioName, seed: number, durationMs: number = MODEL.durationMs): Promise<RunRecord> {
+export async function simulate(
+  row: RowName,
+  scenarioName: ScenarioName,
+  seed: number,
+  durationMs: number = MODEL.durationMs,
+  makeClock: ClockFactory = labClock,
+): Promise<RunRecord> {
   const stackTraceLimit = Error.stackTraceLimit;
   // millions of simulated errors: their stack traces cost more than the rest of the run
   Error.stackTraceLimit = 0;
   try {
-    return await play(row, scenarioName, seed, durationMs);
+    return await play(row, scenarioName, seed, durationMs, makeClock);
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
-async function play(row: RowName, scenarioName: ScenarioName, seed: number, durationMs: number): Promise<RunRecord> {
+async function play(row: RowName, scenarioName: ScenarioName, seed: number, durationMs: number, makeClock: ClockFactory): Promise<RunRecord> {
   const scenario = SCENARIOS[scenarioName];
   const rs = streams(seed);
   const arrival = arrivalTimes(seed, durationMs);
@@ -75,7 +98,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
   const held = new Float64Array(buckets);
   const breakerOpen = new Float64Array(buckets);
   const t0 = 1_000_000;
-  const clock = new LabClock(t0);
+  const clock = makeClock(t0);
   const probeFrom = scenario.faultEndMs;
   const probeTo = scenario.faultEndMs + 10_000;
   let openBreakers = 0;
@@ -106,12 +129,18 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     c,
     cpu: () => inFlight / MODEL.inFlightLimit,
     health: () => c.health(),
+    orphan: (work) => {
+      inFlight++;
+      const done = (): void => void inFlight--;
+      work.then(done, done);
+    },
     deliver: (_payload, ctx) => c.call(ctx),
   };
   const protection = spec.make(clock, rs.policy, lab);
 
   // breaker state from the protection's events: count breakers not closed
   const states = new Map<string, string>();
+  const openedAt = new Map<string, number>();
   const addOpenTime = (from: number, to: number): void => {
     for (let t = from; t < to; ) {
       const b = bucketOf(t);
@@ -128,6 +157,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
       const was = openBreakers;
       const key = e.policy;
       states.set(key, e.to);
+      if (e.to === 'open') openedAt.set(key, t);
       openBreakers = 0;
       for (const s of states.values()) if (s !== 'closed') openBreakers++;
       if (was === 0 && openBreakers > 0) {
@@ -180,6 +210,22 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     if (t + MODEL.bucketMs <= durationMs) clock.setTimeout(sample, MODEL.bucketMs);
   };
   clock.setTimeout(sample, MODEL.bucketMs);
+  let atFaultEnd: RunRecord['atFaultEnd'] = { state: 'closed', openElapsedMs: 0, backlog: 0 };
+  if (scenario.faultEndMs < durationMs) {
+    clock.setTimeout(() => {
+      const t = clock.now() - t0;
+      let state: RunRecord['atFaultEnd']['state'] = 'closed';
+      let openElapsedMs = 0;
+      for (const [key, s] of states) {
+        if (s === 'open') {
+          // the most recently opened breaker waits longest
+          openElapsedMs = state === 'open' ? Math.min(openElapsedMs, t - openedAt.get(key)!) : t - openedAt.get(key)!;
+          state = 'open';
+        } else if (s === 'half-open' && state === 'closed') state = 'half-open';
+      }
+      atFaultEnd = { state, openElapsedMs, backlog: c.held };
+    }, scenario.faultEndMs);
+  }
   // let the last requests settle: A gives up after its patience at the latest
   await clock.run(t0 + durationMs + MODEL.callerPatienceMs + 100);
   if (openBreakers > 0) addOpenTime(openSince, durationMs);
@@ -200,5 +246,6 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     probes,
     probesOk,
     timers: clock.fired,
+    atFaultEnd,
   };
 }

@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import type { Figures } from './figures.js';
 import type { LabResults, RunResult } from './run.js';
+import { rtoCheck, rtoCheckLine } from './rto-check.js';
 
 /** The columns of the lab's tables. */
 export const COLUMNS = ['row', 'answered', 'real', 'real in fault', 'p50 ms', 'p99 ms', 'C load ×', 'peak B', 'recovery s', 'rtoMax s'] as const;
@@ -21,7 +22,7 @@ export function cells(r: RunResult): string[] {
     f.amplification.toFixed(2),
     String(f.peakInFlight),
     secs(f.recoveryS),
-    f.rto === undefined || f.rto.errorLatencyMs === null ? '—' : secs(f.rto.rtoMaxS),
+    f.rto === undefined ? '—' : secs(f.rto.rtoMaxS),
   ];
 }
 
@@ -42,6 +43,7 @@ export function terminalTables(results: LabResults): string {
     for (const r of s.rows) t.push(cells(r));
     out.push(`${s.title} (${s.window}, seed ${results.seed})`, t.toString(), '');
   }
+  out.push(rtoCheckLine(rtoCheck(results.results)), '');
   return out.join('\n');
 }
 
@@ -56,5 +58,6 @@ export function markdownTables(results: LabResults): string {
     for (const r of s.rows) out.push(`| ${cells(r).map((c, i) => (i === 0 ? `\`${c}\`` : c)).join(' | ')} |`);
     out.push('');
   }
+  out.push(`${rtoCheckLine(rtoCheck(results.results))}.`, '');
   return out.join('\n');
 }

@@ -1,5 +1,5 @@
 import { judge } from '../../lib/judge.js';
-import { dynamicThreshold } from '../../lib/sla.js';
+import { DYNAMIC_RISK_THRESHOLD, dynamicRiskScore, dynamicThreshold } from '../../lib/sla.js';
 import type { CircuitBreakerStats, ResolvedCircuitBreakerOptions } from './options.js';
 
 /** Sentinel's `Float64Equals` tolerance for ratio thresholds. */
@@ -10,8 +10,17 @@ export function meets(ratio: number, threshold: number): boolean {
   return ratio > threshold || Math.abs(ratio - threshold) < RATIO_TOLERANCE;
 }
 
-/** The dynamic threshold of `lib/sla.ts`, kept importable from here; prefer its object form. */
+/** The risk score of `lib/sla.ts` under its first name, kept importable from here; prefer `dynamicRiskScore` of `breakwater/sla`. */
 export { dynamicThreshold };
+
+/**
+ * The fixed threshold of the `dynamicThreshold` rule: the option `threshold`
+ * once the breaker's options carry it, else {@link DYNAMIC_RISK_THRESHOLD}.
+ */
+function riskThreshold(o: object): number {
+  const t = (o as { threshold?: unknown }).threshold;
+  return typeof t === 'number' ? t : DYNAMIC_RISK_THRESHOLD;
+}
 
 /**
  * The trip rules of `CircuitBreakerPolicy`, one per value of its
@@ -42,13 +51,13 @@ export function tripFigure(
     case 'errorCount':
       return failures >= o.threshold ? failures : NaN;
     case 'dynamicThreshold': {
-      // An empty window (minRequests 0) has no error rate; 0/0 must not trip.
-      if (total === 0) return NaN;
+      // A window without failures never trips, however high the load (and minRequests 0 leaves 0/0).
+      if (failures === 0) return NaN;
       const errorRate = failures / total;
       const rps = (total * 1000) / o.windowMs;
-      // The positional form: its weights are the option's, and no object is made per check.
-      const threshold = dynamicThreshold(o.weights, rps, o.baseRps, errorRate, probeSuccessRate);
-      return errorRate > threshold ? errorRate : NaN;
+      // A risk score against a fixed threshold: load and failed probes make the breaker less tolerant.
+      const score = dynamicRiskScore({ rps, baseRps: o.baseRps, errorRate, probeSuccessRate }, o.weights);
+      return meets(score, riskThreshold(o)) ? score : NaN;
     }
     case 'custom':
       // A throwing predicate counts as "trip", like a throwing `handle` counts as a failure.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LabClock } from '../../lab/clock.js';
+import { MODEL } from '../../lab/model.js';
+import { BOUNDED_TOTAL_MS } from '../../lab/rows.js';
 import { runLab, toJson, type LabResults, type RunResult } from '../../lab/run.js';
 
 const find = (r: LabResults, row: string, scenario: string): RunResult => r.results.find((x) => x.row === row && x.scenario === scenario)!;
@@ -30,7 +32,7 @@ describe('lab clock', () => {
 
 describe('the lab at the default seed', async () => {
   const hard = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seed: 1, durationMs: 180_000 });
-  const drop = await runLab({ rows: ['baseline', 'naiveRetry', 'standard'], scenarios: ['capacityDrop', 'latency'], seed: 1, durationMs: 180_000 });
+  const drop = await runLab({ rows: ['baseline', 'naiveRetry', 'boundedRetry', 'standard'], scenarios: ['capacityDrop', 'latency'], seed: 1, durationMs: 180_000 });
 
   it('gives byte-identical results.json for the same seed', async () => {
     const again = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seed: 1, durationMs: 180_000 });
@@ -52,6 +54,16 @@ describe('the lab at the default seed', async () => {
     const standard = find(drop, 'standard', 'capacityDrop').figures.recoveryS;
     expect(standard).not.toBeNull();
     expect(standard!).toBeLessThanOrEqual(30);
+  });
+
+  it('boundedRetry differs from naiveRetry where its claim lives: the caller never waits past its total timeout', () => {
+    for (const scenario of ['capacityDrop', 'latency']) {
+      const naive = find(drop, 'naiveRetry', scenario).figures;
+      const bounded = find(drop, 'boundedRetry', scenario).figures;
+      // the naive client keeps A waiting until A gives up; boundedRetry answers within its 400 ms (+ the lab clock's 1 ms slot)
+      expect(naive.p99Ms).toBeGreaterThanOrEqual(MODEL.callerPatienceMs);
+      expect(bounded.p99Ms).toBeLessThanOrEqual(BOUNDED_TOTAL_MS + 1);
+    }
   });
 
   it('latency and capacity faults: baseline saturates B and its real success collapses during the fault (seed 000)', () => {

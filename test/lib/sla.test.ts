@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../lib/testing.js';
 import {
   allowedDowntime,
   availabilityNines,
   combinedAvailability,
+  combinedAvailabilityAsPublished,
+  DYNAMIC_RISK_THRESHOLD,
+  dynamicRiskScore,
+  dynamicTrips,
+  redundantAvailability,
+  rtoMaxAsPublished,
   DEGRADE_THRESHOLDS,
   degradeDecision,
   DYNAMIC_THRESHOLD_WEIGHTS,
@@ -14,8 +21,12 @@ import {
   YEAR_MS,
 } from '../../lib/sla.js';
 
-describe('combinedAvailability', () => {
+describe('combinedAvailabilityAsPublished (and the deprecated object form of combinedAvailability)', () => {
   it('is 1 − Π((1 − SLA_i) × α_i)', () => {
+    expect(combinedAvailabilityAsPublished([{ availability: 0.999, overlap: 0.32 }, { availability: 0.999, overlap: 0.32 }])).toBeCloseTo(1 - 1.024e-7, 12);
+    // α works backwards: α = 0 gives 100 % whatever the part; one 99 % part with α 0.5 gives 99.5 %
+    expect(combinedAvailabilityAsPublished([{ availability: 0.5, overlap: 0 }])).toBe(1);
+    expect(combinedAvailabilityAsPublished([{ availability: 0.99, overlap: 0.5 }])).toBeCloseTo(0.995, 12);
     // (0.001 × 0.32)² = 1.024e-7
     expect(combinedAvailability([{ availability: 0.999, overlap: 0.32 }, { availability: 0.999, overlap: 0.32 }])).toBeCloseTo(1 - 1.024e-7, 12);
     // one fully-shared part is itself
@@ -30,8 +41,10 @@ describe('combinedAvailability', () => {
   });
 });
 
-describe('rtoMax', () => {
+describe('rtoMaxAsPublished (and the deprecated form of rtoMax)', () => {
   it('is baseDelay + errorLatency / (1 − (1 − r)^probes)', () => {
+    expect(rtoMaxAsPublished({ state: 'open', errorLatencyMs: 2_000, recoveryRate: 0.5 })).toBeCloseTo(6_000 + 2_000 / 0.875, 9);
+    expect(rtoMaxAsPublished({ state: 'half-open', errorLatencyMs: 0, recoveryRate: 0 })).toBe(Infinity);
     // 6000 + 2000 / (1 − 0.5³) = 6000 + 2000 / 0.875
     expect(rtoMax({ state: 'open', errorLatencyMs: 2_000, recoveryRate: 0.5 })).toBeCloseTo(6_000 + 2_000 / 0.875, 9);
     // half-open 1000 + 1200 / (1 − 0.9³) = 1000 + 1200 / 0.271
@@ -262,5 +275,229 @@ describe('sla: conversions at the ends', () => {
     expect(allowedDowntime(0.5)).toBe(15_778_800_000);
     expect(() => allowedDowntime(0.5, 0)).toThrow(new RangeError('periodMs must be > 0, got 0'));
     expect(() => allowedDowntime(-0.5, 10)).toThrow(/availability/);
+  });
+});
+
+describe('combinedAvailability: a chain in series with the β-factor', () => {
+  it('β = 0 is the product of the parts, β = 1 the weakest part', () => {
+    expect(combinedAvailability([0.99, 0.999, 0.9])).toBeCloseTo(0.99 * 0.999 * 0.9, 12);
+    expect(combinedAvailability([0.99, 0.999, 0.9], { beta: 0 })).toBeCloseTo(0.890109, 12);
+    expect(combinedAvailability([0.99, 0.999, 0.9], { beta: 1 })).toBe(0.9);
+  });
+
+  it('between the ends, β weighs the common-cause branch', () => {
+    // 0.1 × 0.999 + 0.9 × 0.999² = 0.0999 + 0.8982009
+    expect(combinedAvailability([0.999, 0.999], { beta: 0.1 })).toBeCloseTo(0.9981009, 12);
+    // a chain is never more available than its weakest part, never less than the product
+    for (const beta of [0, 0.05, 0.5, 0.95, 1]) {
+      const a = combinedAvailability([0.97, 0.995, 0.9], { beta });
+      expect(a).toBeLessThanOrEqual(0.9);
+      expect(a).toBeGreaterThanOrEqual(0.97 * 0.995 * 0.9 - 1e-15);
+    }
+  });
+
+  it('matches a Monte Carlo of the β-factor model: common-cause outages strike together, the rest independently', () => {
+    // Each part is down with probability q_i: a common-cause event (probability β·q_max) downs every
+    // part whose q_i it covers (nested: the weaker part's outages include the stronger's), else each
+    // part fails on its own. Sampled directly, not through the formula.
+    const q = [0.2, 0.1, 0.05];
+    const beta = 0.3;
+    const random = seededRandom(42);
+    const n = 200_000;
+    let up = 0;
+    for (let i = 0; i < n; i++) {
+      const common = random() < beta;
+      const u = random(); // shared draw in the common-cause world: part j is down when u < q_j
+      let chainUp = true;
+      for (const qj of q) {
+        const down = common ? u < qj : random() < qj;
+        if (down) chainUp = false;
+      }
+      if (chainUp) up++;
+    }
+    const model = combinedAvailability(
+      q.map((x) => 1 - x),
+      { beta },
+    );
+    expect(Math.abs(up / n - model)).toBeLessThan(0.005);
+  });
+
+  it('rejects bad parts and β, naming them', () => {
+    expect(() => combinedAvailability([])).toThrow(new RangeError('combinedAvailability needs at least one part'));
+    expect(() => combinedAvailability([0.9, 1.1])).toThrow(new RangeError('availabilities[1] must lie in [0, 1], got 1.1'));
+    expect(() => combinedAvailability([0.9], { beta: -0.1 })).toThrow(new RangeError('beta must lie in [0, 1], got -0.1'));
+  });
+});
+
+describe('redundantAvailability: redundant parts with the β-factor', () => {
+  it('β = 0 is the parallel figure, β = 1 the strongest part alone', () => {
+    expect(redundantAvailability([0.9, 0.9])).toBeCloseTo(0.99, 12);
+    expect(redundantAvailability([0.9, 0.99], { beta: 1 })).toBeCloseTo(0.99, 12);
+  });
+
+  it('two equal parts: β·q + (1 − β)·q², the β-factor figure for a 1-out-of-2 group', () => {
+    // q = 0.001, β = 0.1: 1e-4 + 0.9e-6
+    expect(redundantAvailability([0.999, 0.999], { beta: 0.1 })).toBeCloseTo(1 - 1.009e-4, 12);
+    // the published α formula claims ~1,000× less downtime for the same pair (α 0.32)
+    const published = 1 - combinedAvailabilityAsPublished([{ availability: 0.999, overlap: 0.32 }, { availability: 0.999, overlap: 0.32 }]);
+    expect((1 - redundantAvailability([0.999, 0.999], { beta: 0.1 })) / published).toBeGreaterThan(900);
+  });
+
+  it('rejects an empty list', () => {
+    expect(() => redundantAvailability([])).toThrow(new RangeError('redundantAvailability needs at least one part'));
+  });
+});
+
+describe('rtoMax: a bound from the breaker mechanics and the dependency drain', () => {
+  it('closed: only the drain', () => {
+    expect(rtoMax({ state: 'closed', openMs: 5_000, probeRoundMs: 20 })).toBe(0);
+    // 300 queued jobs at 100 spare jobs/s
+    expect(rtoMax({ state: 'closed', openMs: 5_000, probeRoundMs: 20, backlog: 300, drainPerSecond: 100 })).toBe(3_000);
+    expect(rtoMax({ state: 'closed', openMs: 5_000, probeRoundMs: 20, backlog: 1, drainPerSecond: 0 })).toBe(Infinity);
+  });
+
+  it('open: the rest of the open period, then one probe round when probes always succeed', () => {
+    expect(rtoMax({ state: 'open', openMs: 5_000, probeRoundMs: 20 })).toBe(5_020);
+    // open: the dependency drains while the breaker waits (at its spare capacity unless the whole is given)
+    expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 300, drainPerSecond: 100 })).toBe(3_020);
+    expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 500, drainPerSecond: 100 })).toBe(5_020);
+    expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 2_000, probeRoundMs: 20, backlog: 1_500, drainPerSecond: 100, capacityPerSecond: 300 })).toBe(5_020);
+    expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20, backlog: 600, drainPerSecond: 100, capacityPerSecond: 300 })).toBe(2_020);
+    // the jobs in service add their time to the drain, closed or not
+    expect(rtoMax({ state: 'closed', openMs: 5_000, probeRoundMs: 20, busyMs: 700, backlog: 100, drainPerSecond: 100, capacityPerSecond: 300 })).toBe(1_700);
+    expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20, busyMs: 700 })).toBe(720);
+    expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 9_000, probeRoundMs: 20 })).toBe(20);
+    expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20 })).toBe(20);
+  });
+
+  it('probe rounds: enough that all `probes` succeed in one of them with the given confidence', () => {
+    // p = 0.5, 1 probe: 1 − 0.5^n ≥ 0.9 → n = 4: 4 rounds, 3 more open periods
+    expect(rtoMax({ state: 'half-open', openMs: 1_000, probeRoundMs: 10, probeSuccessRate: 0.5 })).toBe(4 * 10 + 3 * 1_000);
+    // 2 probes: a round succeeds with 0.25; 1 − 0.75^n ≥ 0.9 → n = 9 (0.75^8 = 0.100, 0.75^9 = 0.075)
+    expect(rtoMax({ state: 'half-open', openMs: 1_000, probeRoundMs: 10, probes: 2, probeSuccessRate: 0.5 })).toBe(9 * 10 + 8 * 1_000);
+    // confidence 0.99 with p = 0.5: n = 7
+    expect(rtoMax({ state: 'half-open', openMs: 1_000, probeRoundMs: 10, probeSuccessRate: 0.5, confidence: 0.99 })).toBe(7 * 10 + 6 * 1_000);
+    expect(rtoMax({ state: 'open', openMs: 1_000, probeRoundMs: 10, probeSuccessRate: 0 })).toBe(Infinity);
+  });
+
+  it('the bound holds in a simulated breaker that reopens on each failed probe', () => {
+    // Play the mechanics with seeded luck: wait out the open period, then rounds of probes that
+    // each succeed with p; a failed round reopens for openMs. At 90 % confidence the bound must
+    // hold in at least 90 % of 2,000 plays (and not in every one: it is not padded).
+    const random = seededRandom(7);
+    const m = { state: 'open' as const, openMs: 500, openElapsedMs: 100, probeRoundMs: 30, probes: 2, probeSuccessRate: 0.7 };
+    const bound = rtoMax(m);
+    let held = 0;
+    for (let play = 0; play < 2_000; play++) {
+      let t = m.openMs - m.openElapsedMs;
+      for (;;) {
+        t += m.probeRoundMs;
+        if (random() < m.probeSuccessRate && random() < m.probeSuccessRate) break;
+        t += m.openMs;
+      }
+      if (t <= bound) held++;
+    }
+    expect(held / 2_000).toBeGreaterThanOrEqual(0.9);
+    expect(held).toBeLessThan(2_000);
+  });
+
+  it('rejects bad mechanics, naming them', () => {
+    expect(() => rtoMax({ state: 'open', openMs: -1, probeRoundMs: 0 })).toThrow(new RangeError('openMs must be >= 0, got -1'));
+    expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: Number.NaN })).toThrow(/probeRoundMs/);
+    expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, probes: 0 })).toThrow(/probes/);
+    expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, probeSuccessRate: 2 })).toThrow(/probeSuccessRate/);
+    expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, confidence: 1 })).toThrow(/confidence/);
+    expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, backlog: -3 })).toThrow(/backlog/);
+    expect(() => rtoMax({ state: 'open', openMs: 1, openElapsedMs: -3, probeRoundMs: 1 })).toThrow(/openElapsedMs/);
+    expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, busyMs: -1 })).toThrow(new RangeError('busyMs must be >= 0, got -1'));
+  });
+});
+
+describe('sloRetryBudget: the aggregate bound', () => {
+  /**
+   * A population of calls in a total outage (every attempt fails), arriving at random (seeded), each
+   * wanting its per-call retries at once (in time order: fast errors, immediate retries); the budget is asked with exact counts over the sliding
+   * SLO window. Returns the calls' and the retries' times.
+   */
+  function outage(aggregate: boolean, fraction = 0.1, sloWindowMs = 10_000) {
+    const random = seededRandom(3);
+    const calls: number[] = [];
+    const retries: number[] = [];
+    const inWindow = (xs: number[], t: number) => xs.filter((x) => x > t - sloWindowMs && x <= t).length;
+    for (let t = 0; t < 60_000; t += -Math.log(1 - random()) * 20) {
+      calls.push(t);
+      for (let k = 0; ; k++) {
+        const rt = t; // fast errors and immediate retries: the retries of a call come before the next call
+        const left = sloRetryBudget({
+          p99Ms: 50,
+          fraction,
+          retriesOfCall: k,
+          sloWindowMs,
+          ...(aggregate ? { callsInWindow: inWindow(calls, rt), retriesInWindow: inWindow(retries, rt) } : {}),
+        });
+        if (left < 1) break;
+        retries.push(rt);
+      }
+    }
+    return { calls, retries, inWindow };
+  }
+
+  it('without counts, nothing bounds the aggregate: every call retries 3 times (the load ×4)', () => {
+    const { calls, retries } = outage(false);
+    expect(retries.length).toBe(3 * calls.length);
+  });
+
+  it('with counts, the retries stay within `fraction` of the calls: over the run and in every window ending at a retry', () => {
+    for (const fraction of [0.1, 0.25]) {
+      const { calls, retries, inWindow } = outage(true, fraction);
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries.length).toBeLessThanOrEqual(fraction * calls.length);
+      for (const r of retries) expect(inWindow(retries, r)).toBeLessThanOrEqual(fraction * inWindow(calls, r));
+    }
+  });
+
+  it('takes the per-call cap and the window’s budget, the smaller; rejects bad counts', () => {
+    expect(sloRetryBudget({ p99Ms: 200, callsInWindow: 1_000, retriesInWindow: 95 })).toBe(3);
+    expect(sloRetryBudget({ p99Ms: 200, callsInWindow: 1_000, retriesInWindow: 98 })).toBe(2);
+    expect(sloRetryBudget({ p99Ms: 200, callsInWindow: 1_000, retriesInWindow: 100 })).toBe(0);
+    expect(sloRetryBudget({ p99Ms: 200, retriesOfCall: 2 })).toBe(1);
+    expect(sloRetryBudget({ p99Ms: 200, retriesOfCall: 5 })).toBe(0);
+    expect(sloRetryBudget({ p99Ms: 200, callsInWindow: 9 })).toBe(0); // floor(0.9) = 0
+    expect(() => sloRetryBudget({ p99Ms: 1, callsInWindow: -1 })).toThrow(new RangeError('callsInWindow must be >= 0, got -1'));
+    expect(() => sloRetryBudget({ p99Ms: 1, callsInWindow: 1, retriesInWindow: -1 })).toThrow(/retriesInWindow/);
+    expect(() => sloRetryBudget({ p99Ms: 1, retriesOfCall: -1 })).toThrow(/retriesOfCall/);
+  });
+});
+
+describe('dynamicRiskScore and dynamicTrips: a risk score against a fixed threshold', () => {
+  const at = (rps: number, errorRate: number, probeSuccessRate = 1) => ({ rps, baseRps: 100, errorRate, probeSuccessRate });
+
+  it('the score is the seed weights’ sum, the same figure as the deprecated dynamicThreshold', () => {
+    expect(dynamicRiskScore(at(50, 0.2))).toBeCloseTo(0.15 + 0.1, 12);
+    expect(dynamicRiskScore(at(50, 0.2), { rps: 0.3, errorRate: 0.5, probe: 0.2 })).toBeCloseTo(0.25, 12);
+    expect(dynamicThreshold(at(70, 0.3, 0.6))).toBe(dynamicRiskScore(at(70, 0.3, 0.6)));
+    expect(DYNAMIC_RISK_THRESHOLD).toBe(0.5);
+  });
+
+  it('less tolerant under load: the error rate that trips falls as load rises', () => {
+    const tripsAt = (rps: number, probe = 1) => {
+      for (let e = 0; e <= 100; e++) if (dynamicTrips(at(rps, e / 100, probe))) return e / 100;
+      return Infinity;
+    };
+    expect(tripsAt(0)).toBe(1); // 0.5·1
+    expect(tripsAt(50)).toBe(0.7); // 0.15 + 0.35
+    expect(tripsAt(100)).toBe(0.4); // 0.3 + 0.2
+    expect(tripsAt(1_000)).toBe(0.4); // load saturates
+    // and after failed probes
+    expect(tripsAt(100, 0.5)).toBe(0.2); // 0.3 + 0.1 + 0.1
+    expect(tripsAt(0, 0)).toBe(0.6); // 0.3 + 0.2
+  });
+
+  it('never trips a window without errors; takes a threshold and weights', () => {
+    expect(dynamicTrips(at(1_000, 0, 0))).toBe(false); // score 0.5, but nothing failed
+    expect(dynamicTrips(at(100, 0.1), { threshold: 0.35 })).toBe(true); // 0.3 + 0.05
+    expect(dynamicTrips(at(100, 0.1), { threshold: 0.36 })).toBe(false);
+    expect(dynamicTrips(at(0, 0.5), { weights: { rps: 0, error: 1, probe: 0 } })).toBe(true);
+    expect(() => dynamicTrips(at(0, 0.5), { threshold: 2 })).toThrow(new RangeError('threshold must lie in [0, 1], got 2'));
   });
 });

@@ -8,15 +8,16 @@ const source = { name: 's', allow: () => ({ success() {}, failure() {}, release(
 const sourceFor = () => source;
 
 describe('HttpGuardOptionsSchema', () => {
-  it('one source or one sourceFor: 1,000 route keys at most, Retry-After 1 s when the rejection has none', () => {
-    expect(check({ source })).toEqual({ source, maxKeys: 1_000, retryAfterMs: 1_000 });
-    expect(check({ sourceFor })).toEqual({ sourceFor, maxKeys: 1_000, retryAfterMs: 1_000 });
+  it('one source or one sourceFor: 1,000 route keys at most, Retry-After 1 s when the rejection has none, 504 for an expired request', () => {
+    expect(check({ source })).toEqual({ source, maxKeys: 1_000, retryAfterMs: 1_000, expiredStatus: 504 });
+    expect(check({ sourceFor })).toEqual({ sourceFor, maxKeys: 1_000, retryAfterMs: 1_000, expiredStatus: 504 });
   });
 
   it('accepts every option in its documented form', () => {
     const isFailure = () => false;
     const onError = () => {};
-    const all = { sourceFor, maxKeys: 1, isFailure, retryAfterMs: 0, onError };
+    const trustCriticality = () => true;
+    const all = { sourceFor, maxKeys: 1, isFailure, retryAfterMs: 0, onError, maxDeadlineMs: 5_000, expiredStatus: 503, trustCriticality };
     expect(check(all)).toEqual(all);
   });
 

@@ -129,22 +129,26 @@ describe('circuitBreaker: closed (B3, B11)', () => {
     expect(c.state).toBe('open');
   });
 
-  it('dynamicThreshold: at full load the error rate must exceed 0.3 + 0.5·rate, i.e. 0.6', () => {
+  it('dynamicThreshold: at full load a risk score of 0.3 + 0.5·rate reaches 0.5 at a 40 % error rate', () => {
     const run = (failures: number) => {
       const { b } = setup({ strategy: 'dynamicThreshold', baseRps: 10, windowMs: 1_000, minRequests: 10 });
       succeed(b, 10 - failures);
       fail(b, failures);
       return b.state;
     };
-    expect(run(6)).toBe('closed'); // 0.6 > 0.3 + 0.3 is false
-    expect(run(7)).toBe('open'); // 0.7 > 0.3 + 0.35
+    expect(run(3)).toBe('closed'); // 0.3 + 0.15 = 0.45 < 0.5
+    expect(run(4)).toBe('open'); // 0.3 + 0.2 = 0.5
   });
 
-  it('dynamicThreshold: at low load any error rate above 0.6·load trips', () => {
-    const { b } = setup({ strategy: 'dynamicThreshold', baseRps: 100, minRequests: 10 }); // 10 calls / 10 s = 1 rps: load 0.01
-    succeed(b, 9);
-    fail(b); // 0.1 > 0.003 + 0.05
-    expect(b.state).toBe('open');
+  it('dynamicThreshold: at low load it takes (nearly) every call failing', () => {
+    // 10 calls / 10 s = 1 rps against baseRps 100: load 0.01, its term 0.003
+    const mixed = setup({ strategy: 'dynamicThreshold', baseRps: 100, minRequests: 10 }).b;
+    succeed(mixed, 1);
+    fail(mixed, 9); // 0.003 + 0.45 < 0.5
+    expect(mixed.state).toBe('closed');
+    const allFailing = setup({ strategy: 'dynamicThreshold', baseRps: 100, minRequests: 10 }).b;
+    fail(allFailing, 10); // 0.003 + 0.5
+    expect(allFailing.state).toBe('open');
   });
 
   it('custom: readyToTrip sees the stats after each counted completion once minRequests is met', () => {
@@ -401,20 +405,23 @@ describe('circuitBreaker: events', () => {
 });
 
 describe('circuitBreaker: dynamicThreshold probe term', () => {
-  it('failed probes raise the threshold (the formula as written: harder to trip)', async () => {
+  it('failed probes raise the risk score: the breaker trips on fewer errors after them', async () => {
+    // baseRps so high that the load term is ~0: the score is 0.5·errorRate + 0.2·(1 − probe success)
+    const fresh = setup({ strategy: 'dynamicThreshold', baseRps: 1_000_000, minRequests: 10, openMs: 100 }).b;
+    succeed(fresh, 2);
+    fail(fresh, 8); // no probes yet (rate 1): 0.4 < 0.5
+    expect(fresh.state).toBe('closed');
+
     const { clock, b } = setup({ strategy: 'dynamicThreshold', baseRps: 1_000_000, minRequests: 10, openMs: 100 });
-    succeed(b, 9);
-    fail(b); // no probes yet (rate 1): 0.1 > 0.5·0.1 trips
+    fail(b, 10); // 0.5: trips
     expect(b.state).toBe('open');
     await clock.advance(100);
     fail(b); // probe fails: history [fail]
     await clock.advance(100);
     succeed(b); // probe succeeds: history [fail, success], rate 0.5: closed, window empty
     expect(b.state).toBe('closed');
-    succeed(b, 9);
-    fail(b); // 0.1 > 0.05 + 0.2·0.5 is false
-    expect(b.state).toBe('closed');
-    fail(b, 2); // 3/12 = 0.25 > 0.125 + 0.1
+    succeed(b, 2);
+    fail(b, 8); // 0.5·0.8 + 0.2·0.5 = 0.5: the same 8 of 10 that left the fresh breaker closed trip it now
     expect(b.state).toBe('open');
   });
 });
