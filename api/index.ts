@@ -55,6 +55,7 @@ export * from '../policies/fallback/index.js';
 export * from '../policies/degrade/index.js';
 export * from '../policies/load-shedder/index.js';
 export { criticalityOf, isCriticality, CRITICALITY_META, CRITICALITIES, type Criticality } from '../lib/criticality.js';
+export type { CriticalityReserve } from '../lib/shedding.js';
 export { healthOf, isSignalSource, processCpu, toSignal, type Signal, type SignalSource } from '../lib/signals.js';
 export * from '../policies/hedge/index.js';
 export * from '../policies/chaos/index.js';

@@ -42,6 +42,10 @@ export interface LimitRejectedEvent extends EventBase {
   readonly reason: 'bulkheadFull' | 'rateLimited';
   /** For `'rateLimited'`: milliseconds until a call would be admitted. */
   readonly retryAfterMs?: number;
+  /** The `Criticality` the refused call carried in `ctx.meta`, when it carried one (spelt out: importing it would close a circle through lib/policy.ts). */
+  readonly criticality?: 'critical' | 'default' | 'sheddable';
+  /** The refused call's partition, when the bulkhead has partitions and the call is in one. */
+  readonly partition?: string;
 }
 
 /**

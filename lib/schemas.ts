@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { isClock, type Clock } from './clock.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { formatPath } from './options.js';
+import { RESERVE_ORDER, SHARES_SUM } from './shedding.js';
 
 export { formatPath };
 
@@ -75,3 +76,24 @@ export const intAtLeast = (min: number) =>
     .number({ message: `expected an integer >= ${min}` })
     .int({ message: `expected an integer >= ${min}` })
     .min(min, { message: `expected an integer >= ${min}` });
+
+const RESERVE = 'expected a number in [0, 1)';
+const reserveShare = z.number({ message: RESERVE }).min(0, { message: RESERVE }).lt(1, { message: RESERVE });
+
+/** The zod form of `reserveRule` (lib/shedding.ts): the shares of capacity kept from default and sheddable calls. */
+export const reserveSchema = z
+  .object({
+    /** Share of the capacity `default` calls may not use. @defaultValue 0 */
+    default: reserveShare.default(0),
+    /** Share of the capacity `sheddable` calls may not use. @defaultValue 0.1 */
+    sheddable: reserveShare.default(0.1),
+  })
+  .strict()
+  .refine((o) => o.sheddable >= o.default, { message: RESERVE_ORDER, path: ['sheddable'], when: (payload) => payload.issues.length === 0 });
+
+const SHARE = 'expected a number in (0, 1]';
+
+/** The zod form of `partitionsRule` (lib/shedding.ts): a share in (0, 1] per partition, adding up to at most 1. */
+export const partitionsSchema = z
+  .record(z.string(), z.number({ message: SHARE }).gt(0, { message: SHARE }).max(1, { message: SHARE }))
+  .refine((shares) => Object.values(shares).reduce((a, b) => a + b, 0) <= 1 + 1e-9, { message: SHARES_SUM });

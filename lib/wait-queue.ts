@@ -20,6 +20,16 @@ export class WaitQueue {
     this.size++;
   }
 
+  /** The oldest waiter, left in place. */
+  get first(): QueueNode | undefined {
+    return this.head;
+  }
+
+  /** The newest waiter, left in place. */
+  get last(): QueueNode | undefined {
+    return this.tail;
+  }
+
   shift(): QueueNode | undefined {
     const w = this.head;
     if (w !== undefined) this.remove(w);

@@ -12,6 +12,10 @@ import { algorithmOf, type LimitAlgorithm, type WindowFigures } from './algorith
 import { ANSWERED, DROPPED, IGNORED, LimitedCall, LimiterPermit, type LimiterCore, type Measure } from './call.js';
 import { adaptiveLimiterOptions, type AdaptiveLimiterOptions } from './options.js';
 import { Sampler } from './sampler.js';
+import { criticalityOf } from '../../lib/criticality.js';
+import { fits, NO_PARTITION, Partitions, refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
+
+const NO_META: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Answers faster than this many ms are not measured. */
 const MIN_RTT_MS = 1;
@@ -45,6 +49,14 @@ export interface AdaptiveLimiterStats {
  * `allow()` gives the same limit to servers (the HTTP guards, the gRPC
  * interceptor).
  *
+ * Lower criticality is shed first (`ctx.meta.criticality`): a `sheddable`
+ * call is admitted only while fewer than `limit × (1 − reserve.sheddable)`
+ * calls are in flight, a `default` one while fewer than
+ * `limit × (1 − reserve.default)`. With `partitions` (Netflix
+ * concurrency-limits' partitioned limiter), a class of calls under its
+ * guaranteed `ceil(limit × share)` is admitted even when the limit is
+ * reached, and borrows what other classes leave idle otherwise.
+ *
  * @example
  * ```ts
  * const limiter = adaptiveLimiter();
@@ -60,6 +72,8 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
   private readonly minLimit: number;
   private readonly maxLimit: number;
   private readonly isOverload: ((error: unknown) => boolean) | undefined;
+  private readonly reserve: Reserve;
+  private readonly partitions: Partitions | undefined;
   /** The limit as the algorithm keeps it, fractional; calls are admitted against its integer part. */
   private estimate: number;
   private admitted: number;
@@ -69,7 +83,7 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
   /** What the calls and permits need of this limiter; only they hold it. */
   private readonly core: LimiterCore = {
     settle: (start, inFlight, measure, error, result) => this.settle(start, inFlight, measure, error, result),
-    release: () => this.release(),
+    release: (partition) => this.release(partition),
     measureOf: (error, at) => this.measureOf(error, at),
   };
 
@@ -82,6 +96,8 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     this.minLimit = o.minLimit;
     this.maxLimit = o.maxLimit;
     this.isOverload = o.isOverload;
+    this.reserve = o.reserve;
+    this.partitions = o.partitions === undefined ? undefined : new Partitions(o.partitions, o.partitionBy);
     this.estimate = this.admitted = o.initialLimit;
   }
 
@@ -100,25 +116,37 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     return { limit: this.admitted, inFlight: this.flying, rttMs: this.lastRtt, baselineMs: this.algorithm.baselineMs, slowStart: this.slowStart };
   }
 
+  /** Calls of partition `name` in flight now (0 for a name that is no partition). */
+  inFlightIn(name: string): number {
+    const i = this.partitions?.names.indexOf(name) ?? NO_PARTITION;
+    return this.partitions?.inFlight(i) ?? 0;
+  }
+
   /**
    * Admits a call now, or throws `ConcurrencyLimitedError` when as many are
-   * in flight as the limit: the synchronous admission the gRPC interceptor
-   * and the HTTP guards use. Settle the permit once.
+   * in flight as the limit (as its criticality and partition, read from
+   * `ctx.meta`, allow): the synchronous admission the gRPC interceptor and
+   * the HTTP guards use. Settle the permit once.
    */
-  allow(): LimiterPermit {
+  allow(ctx?: Pick<ExecutionContext, 'meta'>): LimiterPermit {
+    const meta = ctx?.meta ?? NO_META;
     const start = this.clock.now();
-    if (this.flying >= this.admitted) throw this.shed();
-    return new LimiterPermit(this.core, start, ++this.flying);
+    const partition = this.partitionOf(meta);
+    if (!this.mayAdmit(partition, meta)) throw this.shed(meta, partition);
+    this.take(partition);
+    return new LimiterPermit(this.core, start, this.flying, partition);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     // A call its caller (or an aggressive deadline) already gave up takes no slot and measures nothing.
     const refused = refuseAborted(ctx);
     if (refused !== undefined) return refused;
-    if (this.flying >= this.admitted) return Promise.reject(this.shed());
+    const partition = this.partitionOf(ctx.meta);
+    if (!this.mayAdmit(partition, ctx.meta)) return Promise.reject(this.shed(ctx.meta, partition));
+    this.take(partition);
     // Read whether or not anyone listens: the start is the response time's too.
     const start = this.clock.now();
-    const call = new LimitedCall<R>(this.core, op, start, ++this.flying, ctx);
+    const call = new LimitedCall<R>(this.core, op, start, this.flying, ctx, partition);
     let p: Promise<R>;
     try {
       p = runNext(call.op, ctx, next);
@@ -166,9 +194,32 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     if (this.events.observed) this.outcome(result, start, error, now);
   }
 
-  /** A slot is free again. */
-  private release(): void {
+  /** The partition of a call labelled `meta`. */
+  private partitionOf(meta: Readonly<Record<string, string>>): number {
+    return this.partitions === undefined ? NO_PARTITION : this.partitions.of(meta);
+  }
+
+  /**
+   * True when a call labelled `meta` in `partition` may have a slot:
+   * concurrency-limits refuses a call only when the limit is reached and its
+   * partition is at or over its share; the reserve of its criticality lowers
+   * that limit.
+   */
+  private mayAdmit(partition: number, meta: Readonly<Record<string, string>>): boolean {
+    if (this.partitions?.under(partition, this.admitted) === true) return true;
+    return fits(this.flying, this.admitted, reserveFor(this.reserve, criticalityOf({ meta })));
+  }
+
+  /** A call of `partition` takes a slot. */
+  private take(partition: number): void {
+    this.flying++;
+    this.partitions?.enter(partition);
+  }
+
+  /** A slot of `partition` is free again. */
+  private release(partition: number): void {
     this.flying--;
+    this.partitions?.leave(partition);
   }
 
   /** Moves the limit at the end of a window. */
@@ -209,11 +260,11 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
   }
 
   /** Reports a shed call and makes its error. */
-  private shed(): ConcurrencyLimitedError {
+  private shed(meta: Readonly<Record<string, string>>, partition: number): ConcurrencyLimitedError {
     const retryAfterMs = this.lastRtt === undefined ? undefined : Math.ceil(this.lastRtt);
     const error = new ConcurrencyLimitedError(this.name, this.admitted, retryAfterMs);
     if (this.events.observed) {
-      this.events.emit({ type: 'concurrencyRejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      this.events.emit({ type: 'concurrencyRejected', policy: this.name, reason: 'concurrencyLimited', limit: this.admitted, inFlight: this.flying, ...(retryAfterMs === undefined ? {} : { retryAfterMs }), ...refusedFields(meta, this.partitions?.nameOf(partition)) });
       // Shed at admission: no time passed.
       this.outcome(thrownOutcome(error, undefined), 0, error, 0);
     }

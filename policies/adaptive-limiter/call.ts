@@ -1,6 +1,7 @@
 import { thrownOutcome } from '../../lib/outcome.js';
 import type { ExecutionContext, Operation } from '../../lib/policy.js';
 import { isThenable } from '../../lib/thenable.js';
+import { NO_PARTITION } from '../../lib/shedding.js';
 
 /** What a settled call says about the dependency's capacity. */
 export const ANSWERED = 0;
@@ -15,8 +16,8 @@ export type Measure = 0 | 1 | 2;
 export interface LimiterCore {
   /** Records a call that started at `start` with `inFlight` calls in flight, and reports its outcome. */
   settle(start: number, inFlight: number, measure: Measure, error: unknown, result: ReturnType<typeof thrownOutcome> | 'success'): void;
-  /** A slot is free again. */
-  release(): void;
+  /** A slot of `partition` is free again. */
+  release(partition: number): void;
   /** What a thrown `error` measures, from the point of view `at` of its call. */
   measureOf(error: unknown, at: ExecutionContext | undefined): Measure;
 }
@@ -36,6 +37,7 @@ export class LimitedCall<R> {
     private readonly start: number,
     private readonly inFlight: number,
     private readonly ctx: ExecutionContext,
+    private readonly partition: number = NO_PARTITION,
   ) {}
 
   /** The operation as the inner chain sees it: counted while it runs. */
@@ -69,7 +71,7 @@ export class LimitedCall<R> {
   };
 
   private readonly done = (): void => {
-    if (--this.pending === 0) this.owner.release();
+    if (--this.pending === 0) this.owner.release(this.partition);
   };
 }
 
@@ -94,6 +96,7 @@ export class LimiterPermit {
     private readonly owner: LimiterCore,
     private readonly start: number,
     private readonly inFlight: number,
+    private readonly partition: number = NO_PARTITION,
   ) {}
 
   /** The call was answered: its response time is measured. */
@@ -101,7 +104,7 @@ export class LimiterPermit {
     if (this.settled) return;
     this.settled = true;
     this.owner.settle(this.start, this.inFlight, ANSWERED, undefined, 'success');
-    this.owner.release();
+    this.owner.release(this.partition);
   }
 
   /** The call failed; `error` goes into the `outcome` event and decides whether it was a drop. */
@@ -109,7 +112,7 @@ export class LimiterPermit {
     if (this.settled) return;
     this.settled = true;
     this.owner.settle(this.start, this.inFlight, this.owner.measureOf(error, undefined), error, thrownOutcome(error, undefined));
-    this.owner.release();
+    this.owner.release(this.partition);
   }
 
   /** The call ended without an answer worth measuring (its caller went away): frees the slot. */
@@ -117,6 +120,6 @@ export class LimiterPermit {
     if (this.settled) return;
     this.settled = true;
     this.owner.settle(this.start, this.inFlight, IGNORED, undefined, 'cancelled');
-    this.owner.release();
+    this.owner.release(this.partition);
   }
 }

@@ -1,3 +1,4 @@
+import type { Criticality } from '../../lib/criticality.js';
 import type { EventBase } from '../../lib/events.js';
 
 /** An adaptive concurrency limiter shed a call: as many calls were in flight as its limit. */
@@ -10,6 +11,10 @@ export interface ConcurrencyRejectedEvent extends EventBase {
   readonly inFlight: number;
   /** The recent mean response time, the rejection's `retryAfterMs`, when measured. */
   readonly retryAfterMs?: number;
+  /** The criticality the refused call carried in `ctx.meta`, when it carried one. */
+  readonly criticality?: Criticality;
+  /** The refused call's partition, when the limiter has partitions and the call is in one. */
+  readonly partition?: string;
 }
 
 /**

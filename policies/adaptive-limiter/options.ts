@@ -22,6 +22,7 @@ import {
   type Rule,
   type RuleOutput,
 } from '../../lib/options.js';
+import { partitionByRule, partitionsRule, reserveRule, type CriticalityReserve } from '../../lib/shedding.js';
 
 /** Options of the gradient algorithm (Netflix concurrency-limits' Gradient2). */
 export interface GradientOptions {
@@ -147,6 +148,35 @@ export interface AdaptiveLimiterOptions {
    * @defaultValue none: only timeouts are drops
    */
   isOverload?: ((error: unknown) => boolean) | undefined;
+  /**
+   * Shares of the limit kept from the lower criticalities (`ctx.meta.criticality`): a `sheddable` call is admitted only
+   * while fewer than `limit × (1 − sheddable)` calls are in flight, a `default` one while fewer than
+   * `limit × (1 − default)`; a `critical` one up to the limit.
+   * @defaultValue `{ default: 0, sheddable: 0.1 }`
+   * @example
+   * ```ts
+   * adaptiveLimiter({ reserve: { sheddable: 0.3, default: 0.1 } });
+   * ```
+   */
+  reserve?: CriticalityReserve | undefined;
+  /**
+   * Shares of the limit guaranteed to classes of calls, by the value of `ctx.meta[partitionBy]` (Netflix
+   * concurrency-limits' partitions): a class with fewer than `ceil(limit × share)` calls in flight is admitted even at
+   * the limit; beyond its share it borrows what others leave idle. Shares are in (0, 1] and add up to at most 1; calls
+   * of no partition only borrow.
+   * @defaultValue none: one pool for all calls
+   * @example
+   * ```ts
+   * adaptiveLimiter({ partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' });
+   * ```
+   */
+  partitions?: Record<string, number> | undefined;
+  /**
+   * The `ctx.meta` key whose value names a call's partition; `'criticality'` reads a missing or unknown value as
+   * `'default'`.
+   * @defaultValue `'criticality'`
+   */
+  partitionBy?: string | undefined;
   /** @defaultValue `'adaptiveLimiter'` */
   name?: string | undefined;
   /** @defaultValue the system clock */
@@ -232,6 +262,9 @@ export const adaptiveLimiterOptions = object(
     maxWindowMs: withDefault(positiveMs, 1_000),
     minSamples: withDefault(intAtLeast(1), 10),
     isOverload: optional(fn<(error: unknown) => boolean>()),
+    reserve: prefault(reserveRule, {}),
+    partitions: optional(partitionsRule),
+    partitionBy: partitionByRule,
     name: withDefault(name, 'adaptiveLimiter'),
     clock: optional(clock),
   },

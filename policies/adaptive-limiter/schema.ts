@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, fnSchema, intAtLeast, nameSchema, positiveMs, ratio } from '../../lib/schemas.js';
+import { clockSchema, fnSchema, intAtLeast, nameSchema, partitionsSchema, positiveMs, ratio, reserveSchema } from '../../lib/schemas.js';
 import { limitProblems } from './options.js';
 
 const finiteAtLeast = (min: number) =>
@@ -61,6 +61,12 @@ export const AdaptiveLimiterShape = z
     maxWindowMs: positiveMs.default(1_000),
     minSamples: intAtLeast(1).default(10),
     isOverload: fnSchema<(error: unknown) => boolean>().optional(),
+    /** Shares of the limit kept from default and sheddable calls. @defaultValue `{ default: 0, sheddable: 0.1 }` */
+    reserve: reserveSchema.prefault({}),
+    /** Shares of the limit guaranteed to classes of calls, by `ctx.meta[partitionBy]`; they borrow idle slots. @defaultValue none */
+    partitions: partitionsSchema.optional(),
+    /** The `ctx.meta` key naming a call's partition. @defaultValue `'criticality'` */
+    partitionBy: nameSchema.default('criticality'),
     name: nameSchema.default('adaptiveLimiter'),
     clock: clockSchema.optional(),
   })

@@ -6,13 +6,27 @@ import { checkOptions } from '../../lib/options.js';
 import { settledOutcome, thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { bulkheadOptions, type BulkheadOptions } from './options.js';
-import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
+import { WaitQueue } from '../../lib/wait-queue.js';
+import { criticalityOf, criticalityRank, CRITICALITIES } from '../../lib/criticality.js';
+import { fits, NO_PARTITION, Partitions, refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
 import { Slot, Waiter, type SlotOwner } from './queue.js';
 
 /**
  * Bounds how many calls run at once (a bulkhead: isolation, so one slow dependency cannot take every worker): at
  * most `limit` run, up to `queue` more wait in arrival order, the rest are
- * rejected at once with `BulkheadRejectedError`. A waiter whose caller
+ * rejected at once with `BulkheadRejectedError`.
+ *
+ * Lower criticality is shed first (`ctx.meta.criticality`, see
+ * docs/bulkhead.md): a `sheddable` call runs only while fewer than
+ * `limit × (1 − reserve.sheddable)` run, a `default` one while fewer than
+ * `limit × (1 − reserve.default)` run; waiters are served critical first,
+ * then default, then sheddable, each in arrival order, and a full queue makes
+ * room for a more critical call by refusing its newest least critical waiter.
+ * With `partitions`, each class of calls is guaranteed its share of the
+ * limit: it may borrow slots others leave idle, and a class under its share
+ * takes the next free slot before any class over it (the bulkhead never runs
+ * more than `limit`, so a guarantee is a first claim on slots, not the
+ * pre-emption of running calls). A waiter whose caller
  * aborts (or whose deadline passes) leaves the queue at once. A slot is held
  * until the operation itself settles, even when an inner aggressive timeout
  * or the caller has stopped waiting for it: an abandoned operation still uses
@@ -29,14 +43,18 @@ export class BulkheadPolicy extends PolicyBase {
   readonly limit: number;
   /** Most calls waiting. */
   readonly queueLimit: number;
+  private readonly reserve: Reserve;
+  private readonly partitions: Partitions | undefined;
   private running = 0;
-  private readonly waiting = new WaitQueue();
+  private waitingCount = 0;
+  /** One queue per criticality, most critical first. */
+  private readonly waiting: readonly WaitQueue[] = CRITICALITIES.map(() => new WaitQueue());
   /** What the queue's waiters and slots may do to this bulkhead; only they hold it. */
   private readonly slots: SlotOwner = {
-    run: (op, c, next, start) => this.run(op, c, next, start),
+    run: (op, c, next, start, partition) => this.run(op, c, next, start, partition),
     dequeue: (waiter, scope, start) => this.dequeue(waiter, scope, start),
     settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
-    release: () => this.release(),
+    release: (partition) => this.release(partition),
   };
 
   constructor(options: BulkheadOptions) {
@@ -44,6 +62,8 @@ export class BulkheadPolicy extends PolicyBase {
     super(o.name, o.clock ?? systemClock);
     this.limit = o.limit;
     this.queueLimit = o.queue;
+    this.reserve = o.reserve;
+    this.partitions = o.partitions === undefined ? undefined : new Partitions(o.partitions, o.partitionBy);
   }
 
   /** Calls running now (their operations not yet settled). */
@@ -53,36 +73,89 @@ export class BulkheadPolicy extends PolicyBase {
 
   /** Calls waiting for a slot now. */
   get queued(): number {
-    return this.waiting.size;
+    return this.waitingCount;
+  }
+
+  /** Calls of partition `name` running now (0 for a name that is no partition). */
+  runningIn(name: string): number {
+    const i = this.partitions?.names.indexOf(name) ?? NO_PARTITION;
+    return this.partitions?.inFlight(i) ?? 0;
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
-    if (this.running < this.limit && this.waiting.size === 0) {
-      this.running++;
-      return this.run(op, c, next, start);
+    const rank = criticalityRank(criticalityOf(c));
+    const partition = this.partitions === undefined ? NO_PARTITION : this.partitions.of(c.meta);
+    // No waiter may run while a slot is free (release hands free slots on at once): a call that may run overtakes nobody who could.
+    if (this.mayRun(rank, partition)) {
+      this.take(partition);
+      return this.run(op, c, next, start, partition);
     }
     const refused = refuseAborted(c);
     if (refused !== undefined) return refused;
-    if (this.waiting.size >= this.queueLimit) {
-      const error = new BulkheadRejectedError(this.name);
-      if (this.events.observed) {
-        this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'bulkheadFull' });
-        this.outcome(thrownOutcome(error, undefined), start, error);
-      }
-      return Promise.reject(error);
+    if (this.waitingCount >= this.queueLimit) {
+      const victim = this.queueLimit === 0 ? undefined : this.victimFor(rank, partition);
+      if (victim === undefined) return Promise.reject(this.refuse(c.meta, partition, start));
+      this.waiting[victim.rank]!.remove(victim);
+      this.waitingCount--;
+      victim.evict(this.refuse(victim.meta, victim.partition, victim.start));
     }
-    const waiter = new Waiter<R>(this.slots, op, c, next, start);
-    this.waiting.push(waiter);
-    if (this.events.observed) this.events.emit({ type: 'queued', policy: this.name, queued: this.waiting.size });
+    const waiter = new Waiter<R>(this.slots, op, c, next, start, rank, partition);
+    this.waiting[rank]!.push(waiter);
+    this.waitingCount++;
+    if (this.events.observed) this.events.emit({ type: 'queued', policy: this.name, queued: this.waitingCount });
     return waiter.promise;
   }
 
+  /** True when a call of criticality rank `rank` in `partition` may take a slot now. */
+  private mayRun(rank: number, partition: number): boolean {
+    if (this.running >= this.limit) return false;
+    if (this.partitions?.under(partition, this.limit) === true) return true;
+    return fits(this.running, this.limit, reserveFor(this.reserve, CRITICALITIES[rank]!));
+  }
+
+  private take(partition: number): void {
+    this.running++;
+    this.partitions?.enter(partition);
+  }
+
+  /**
+   * The waiter a full queue gives up for a call of `rank` in `partition`:
+   * the newest of the least critical waiters less critical than it; else,
+   * when the call's partition is under its share, the newest waiter of a
+   * partition that is not.
+   */
+  private victimFor(rank: number, partition: number): Waiter<unknown> | undefined {
+    for (let r = this.waiting.length - 1; r > rank; r--) {
+      const last = this.waiting[r]!.last;
+      if (last !== undefined) return last as Waiter<unknown>;
+    }
+    const parts = this.partitions;
+    if (parts === undefined || !parts.under(partition, this.limit)) return undefined;
+    for (let r = this.waiting.length - 1; r >= 0; r--) {
+      for (let w = this.waiting[r]!.last as Waiter<unknown> | undefined; w !== undefined; w = w.prev as Waiter<unknown> | undefined) {
+        if (w.partition !== partition && !parts.under(w.partition, this.limit)) return w;
+      }
+    }
+    return undefined;
+  }
+
+  /** Makes the refusal of a call with labels `meta` that arrived at `start`, and reports it. */
+  private refuse(meta: Readonly<Record<string, string>>, partition: number, start: number): BulkheadRejectedError {
+    const error = new BulkheadRejectedError(this.name);
+    if (this.events.observed) {
+      this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'bulkheadFull', ...refusedFields(meta, this.partitions?.nameOf(partition)) });
+      const now = this.clock.now();
+      this.outcome(thrownOutcome(error, undefined), start, error, now);
+    }
+    return error;
+  }
+
   /** Runs a call that holds a slot; the slot is freed when the chain and every operation call it made have settled. */
-  private run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
-    const slot = new Slot<R>(this.slots, op, start, c.scope);
+  private run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number, partition: number): Promise<R> {
+    const slot = new Slot<R>(this.slots, op, start, c.scope, partition);
     let p: Promise<R>;
     try {
       p = runNext(slot.op, c, next);
@@ -93,16 +166,45 @@ export class BulkheadPolicy extends PolicyBase {
     return p;
   }
 
-  /** A slot's work is done: hand it to the first waiter, if any. */
-  private release(): void {
-    const waiter = this.waiting.shift();
-    if (waiter === undefined) this.running--;
-    else waiter.grant();
+  /** A slot's work is done: hand the free slots to the waiters that may have them. */
+  private release(partition: number): void {
+    this.running--;
+    this.partitions?.leave(partition);
+    for (let w = this.nextWaiter(); w !== undefined; w = this.nextWaiter()) {
+      this.waiting[w.rank]!.remove(w);
+      this.waitingCount--;
+      this.take(w.partition);
+      w.grant();
+    }
+  }
+
+  /**
+   * The waiter the next free slot goes to: the first (most critical, then
+   * oldest) of a partition under its share; else the first that its reserve
+   * lets run. `undefined` when the bulkhead is full or no waiter may run.
+   */
+  private nextWaiter(): Waiter<unknown> | undefined {
+    if (this.running >= this.limit || this.waitingCount === 0) return undefined;
+    const parts = this.partitions;
+    if (parts !== undefined) {
+      for (const q of this.waiting) {
+        for (let w = q.first as Waiter<unknown> | undefined; w !== undefined; w = w.next as Waiter<unknown> | undefined) {
+          if (parts.under(w.partition, this.limit)) return w;
+        }
+      }
+    }
+    for (const q of this.waiting) {
+      const w = q.first as Waiter<unknown> | undefined;
+      // Within a criticality the reserve is the same: if the oldest may not run, none may.
+      if (w !== undefined && this.mayRun(w.rank, w.partition)) return w;
+    }
+    return undefined;
   }
 
   /** A waiter left the queue because its call was cancelled. */
-  private dequeue(waiter: QueueNode, scope: Scope, start: number): void {
-    this.waiting.remove(waiter);
+  private dequeue(waiter: Waiter<unknown>, scope: Scope, start: number): void {
+    this.waiting[waiter.rank]!.remove(waiter);
+    this.waitingCount--;
     if (this.events.observed) this.outcome(thrownOutcome(scope.reason, scope), start, scope.reason);
   }
 

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, intAtLeast, name, object, optional, withDefault } from '../../lib/options.js';
+import { clock, intAtLeast, name, object, optional, prefault, withDefault } from '../../lib/options.js';
+import { partitionByRule, partitionsRule, reserveRule, type CriticalityReserve } from '../../lib/shedding.js';
 
 /**
  * Options of {@link bulkhead}.
@@ -17,6 +18,35 @@ export interface BulkheadOptions {
    */
   queue?: number | undefined;
   /**
+   * Shares of `limit` kept from the lower criticalities (`ctx.meta.criticality`): a `sheddable` call runs only while
+   * fewer than `limit × (1 − sheddable)` calls run, a `default` one while fewer than `limit × (1 − default)`; a
+   * `critical` one may use every slot. Waiters are served most critical first.
+   * @defaultValue `{ default: 0, sheddable: 0.1 }`
+   * @example
+   * ```ts
+   * bulkhead({ limit: 20, reserve: { sheddable: 0.3 } }); // sheddable calls hold at most 13 slots
+   * ```
+   */
+  reserve?: CriticalityReserve | undefined;
+  /**
+   * Shares of `limit` guaranteed to classes of calls, by the value of `ctx.meta[partitionBy]` (Netflix
+   * concurrency-limits' partitions): a class is guaranteed `ceil(limit × share)` slots, borrows slots others leave
+   * idle, and while under its share takes the next free slot before any class over it. Shares are in (0, 1] and add
+   * up to at most 1; calls of no partition only borrow.
+   * @defaultValue none: one pool for all calls
+   * @example
+   * ```ts
+   * bulkhead({ limit: 10, queue: 20, partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' });
+   * ```
+   */
+  partitions?: Record<string, number> | undefined;
+  /**
+   * The `ctx.meta` key whose value names a call's partition; `'criticality'` reads a missing or unknown value as
+   * `'default'`.
+   * @defaultValue `'criticality'`
+   */
+  partitionBy?: string | undefined;
+  /**
    * The policy's name in events and metrics.
    * @defaultValue `'bulkhead'`
    */
@@ -32,6 +62,9 @@ export interface BulkheadOptions {
 export const bulkheadOptions = object({
   limit: intAtLeast(1),
   queue: withDefault(intAtLeast(0), 0),
+  reserve: prefault(reserveRule, {}),
+  partitions: optional(partitionsRule),
+  partitionBy: partitionByRule,
   name: withDefault(name, 'bulkhead'),
   clock: optional(clock),
 });

@@ -2,13 +2,14 @@ import type { AbortListener, Context, Scope } from '../../lib/context.js';
 import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
 import type { QueueNode } from '../../lib/wait-queue.js';
 import { isThenable } from '../../lib/thenable.js';
+import { NO_PARTITION } from '../../lib/shedding.js';
 
 /** What a waiter and a slot need of their bulkhead: run a call, take a waiter out, report, free a slot. */
 export interface SlotOwner {
-  run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R>;
-  dequeue(waiter: QueueNode, scope: Scope, start: number): void;
+  run<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number, partition: number): Promise<R>;
+  dequeue(waiter: Waiter<unknown>, scope: Scope, start: number): void;
   settled(start: number, failed: boolean, error: unknown, scope: Scope | undefined): void;
-  release(): void;
+  release(partition: number): void;
 }
 
 /**
@@ -28,7 +29,12 @@ export class Waiter<R> implements AbortListener, QueueNode {
     private readonly op: Operation<R>,
     private readonly ctx: Context,
     private readonly chain: Chain | undefined,
-    private readonly start: number,
+    /** When the call arrived, on the bulkhead's clock. */
+    readonly start: number,
+    /** The rank of the call's criticality (0 critical, 1 default, 2 sheddable): the queue it waits in. */
+    readonly rank: number = 1,
+    /** The call's partition, or `NO_PARTITION`. */
+    readonly partition: number = NO_PARTITION,
   ) {
     this.promise = new Promise<R>((resolve, reject) => {
       this.resolve = resolve;
@@ -40,7 +46,18 @@ export class Waiter<R> implements AbortListener, QueueNode {
   /** A slot is ours: stop listening and run. */
   grant(): void {
     this.ctx.scope?.remove(this);
-    this.resolve(this.owner.run(this.op, this.ctx, this.chain, this.start));
+    this.resolve(this.owner.run(this.op, this.ctx, this.chain, this.start, this.partition));
+  }
+
+  /** A more important call took our place in a full queue: stop listening and reject with `error`. */
+  evict(error: unknown): void {
+    this.ctx.scope?.remove(this);
+    this.reject(error);
+  }
+
+  /** The labels of the call, for the refusal event. */
+  get meta(): Readonly<Record<string, string>> {
+    return this.ctx.meta;
   }
 
   onAbort(scope: Scope): void {
@@ -49,7 +66,7 @@ export class Waiter<R> implements AbortListener, QueueNode {
       scope.add(this);
       return;
     }
-    this.owner.dequeue(this, scope, this.start);
+    this.owner.dequeue(this as Waiter<unknown>, scope, this.start);
     this.reject(scope.reason);
   }
 }
@@ -66,6 +83,7 @@ export class Slot<R> {
     private readonly inner: Operation<R>,
     private readonly start: number,
     private readonly scope: Scope | undefined,
+    private readonly partition: number = NO_PARTITION,
   ) {}
 
   /** The operation as the inner chain sees it: counted while it runs. */
@@ -99,6 +117,6 @@ export class Slot<R> {
   };
 
   private readonly done = (): void => {
-    if (--this.pending === 0) this.owner.release();
+    if (--this.pending === 0) this.owner.release(this.partition);
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema } from '../../lib/schemas.js';
+import { clockSchema, nameSchema, partitionsSchema, reserveSchema } from '../../lib/schemas.js';
 
 const count = (min: number) =>
   z
@@ -17,6 +17,16 @@ export const BulkheadOptionsSchema = z
      * @defaultValue 0 (no queue)
      */
     queue: count(0).default(0),
+    /**
+     * Shares of `limit` kept from the lower criticalities: a `sheddable` call runs only while fewer than
+     * `limit × (1 − sheddable)` run, a `default` one while fewer than `limit × (1 − default)`.
+     * @defaultValue `{ default: 0, sheddable: 0.1 }`
+     */
+    reserve: reserveSchema.prefault({}),
+    /** Shares of `limit` guaranteed to classes of calls, by `ctx.meta[partitionBy]`; they borrow idle slots. @defaultValue none */
+    partitions: partitionsSchema.optional(),
+    /** The `ctx.meta` key naming a call's partition. @defaultValue `'criticality'` */
+    partitionBy: nameSchema.default('criticality'),
     /** @defaultValue `'bulkhead'` */
     name: nameSchema.default('bulkhead'),
     /** @defaultValue the system clock */

@@ -1,3 +1,4 @@
+import type { Criticality } from '../../lib/criticality.js';
 import type { EventBase } from '../../lib/events.js';
 
 /** A load shedder dropped a call. */
@@ -7,8 +8,10 @@ export interface ShedEvent extends EventBase {
   readonly cpu: number;
   /** Calls in flight. */
   readonly inFlight: number;
-  /** What recent throughput and latency can carry, scaled by the overload factor. */
+  /** What recent throughput and latency can carry, scaled by the overload factor and the reserve of the call's criticality. */
   readonly maxInFlight: number;
+  /** The criticality the dropped call carried in `ctx.meta`, when it carried one. */
+  readonly criticality?: Criticality;
 }
 
 declare module '../../lib/events.js' {

@@ -7,6 +7,10 @@ import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { loadShedderOptions, type LoadShedderOptions } from './options.js';
 import { processCpu, toSignal, type Signal } from '../../lib/signals.js';
+import { criticalityOf } from '../../lib/criticality.js';
+import { refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
+
+const NO_META: Readonly<Record<string, string>> = Object.freeze({});
 
 const FLYING_BETA = 0.9; // go-zero: moving average of calls in flight
 const DEFAULT_MIN_RT_MS = 1_000; // go-zero: min response time before any call passed
@@ -50,6 +54,12 @@ export class ShedderPermit {
  * can carry (`maxPass × minRt / bucketMs`, scaled down as CPU climbs, never
  * below 10 %). Dropped calls reject with `OverloadedError`.
  *
+ * Lower criticality is shed first (`ctx.meta.criticality`, Google SRE's
+ * "Handling Overload"): a `sheddable` call is dropped once the calls in
+ * flight exceed `(1 − reserve.sheddable)` of what can be carried, a
+ * `default` one past `(1 − reserve.default)` of it, a `critical` one only
+ * past all of it.
+ *
  * @example
  * ```ts
  * const shed = loadShedder({ cpuThreshold: 0.9 });
@@ -63,6 +73,7 @@ export class LoadShedderPolicy extends PolicyBase {
   private readonly threshold: number;
   private readonly bucketMs: number;
   private readonly coolOffMs: number;
+  private readonly reserve: Reserve;
   private readonly pass: Float64Array;
   private readonly rtSum: Float64Array;
   private readonly epochs: Float64Array;
@@ -79,6 +90,7 @@ export class LoadShedderPolicy extends PolicyBase {
     this.threshold = o.cpuThreshold;
     this.bucketMs = o.windowMs / o.buckets;
     this.coolOffMs = o.coolOffMs;
+    this.reserve = o.reserve;
     this.pass = new Float64Array(o.buckets);
     this.rtSum = new Float64Array(o.buckets);
     this.epochs = new Float64Array(o.buckets).fill(-Infinity);
@@ -89,23 +101,23 @@ export class LoadShedderPolicy extends PolicyBase {
     return this.flying;
   }
 
-  /** Admits a call or throws `OverloadedError`; settle the permit once. */
-  allow(): ShedderPermit {
-    return this.admit(this.clock.now());
+  /** Admits a call (of the criticality in `ctx.meta`, when given) or throws `OverloadedError`; settle the permit once. */
+  allow(ctx?: Pick<ExecutionContext, 'meta'>): ShedderPermit {
+    return this.admit(this.clock.now(), ctx?.meta ?? NO_META);
   }
 
-  /** Admits a call arriving at clock time `now`, or throws `OverloadedError`. */
-  private admit(now: number): ShedderPermit {
+  /** Admits a call labelled `meta` arriving at clock time `now`, or throws `OverloadedError`. */
+  private admit(now: number, meta: Readonly<Record<string, string>>): ShedderPermit {
     const cpu = this.cpu.value();
     const hot = cpu >= this.threshold || now - this.lastDrop < this.coolOffMs;
     if (hot) {
       const factor = Math.min(1, Math.max(MIN_OVERLOAD_FACTOR, (1 - cpu) / (1 - this.threshold)));
-      const max = this.maxFlight(now) * factor;
+      const max = this.maxFlight(now) * factor * (1 - reserveFor(this.reserve, criticalityOf({ meta })));
       if (this.avgFlying > max && this.flying > max) {
         this.lastDrop = now;
         const error = new OverloadedError(this.name);
         if (this.events.observed) {
-          this.events.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max });
+          this.events.emit({ type: 'shed', policy: this.name, cpu, inFlight: this.flying, maxInFlight: max, ...refusedFields(meta) });
           // Shed at admission: no time passed.
           this.outcome(thrownOutcome(error, undefined), now, error, now);
         }
@@ -118,7 +130,7 @@ export class LoadShedderPolicy extends PolicyBase {
 
   async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const start = this.clock.now();
-    const permit = this.admit(start);
+    const permit = this.admit(start, ctx.meta);
     try {
       const value = await runNext(op, ctx, next);
       permit.success();

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
-import { above, below, clock, custom, intAtLeast, name, number, object, optional, positiveMs, withDefault } from '../../lib/options.js';
+import { above, below, clock, custom, intAtLeast, name, number, object, optional, positiveMs, prefault, withDefault } from '../../lib/options.js';
+import { reserveRule, type CriticalityReserve } from '../../lib/shedding.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
 
 /**
@@ -36,6 +37,17 @@ export interface LoadShedderOptions {
    */
   coolOffMs?: number | undefined;
   /**
+   * Shares of what can be carried kept from the lower criticalities (`ctx.meta.criticality`): while overloaded, a
+   * `sheddable` call is dropped once the calls in flight exceed `(1 − sheddable)` of it, a `default` one past
+   * `(1 − default)` of it, a `critical` one only past all of it.
+   * @defaultValue `{ default: 0, sheddable: 0.1 }`
+   * @example
+   * ```ts
+   * loadShedder({ reserve: { sheddable: 0.5, default: 0.2 } });
+   * ```
+   */
+  reserve?: CriticalityReserve | undefined;
+  /**
    * The policy's name in events and metrics.
    * @defaultValue `'loadShedder'`
    */
@@ -56,6 +68,7 @@ export const loadShedderOptions = object({
   windowMs: withDefault(positiveMs, 5_000),
   buckets: withDefault(intAtLeast(2), 50),
   coolOffMs: withDefault(positiveMs, 1_000),
+  reserve: prefault(reserveRule, {}),
   name: withDefault(name, 'loadShedder'),
   clock: optional(clock),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, intAtLeast, nameSchema, positiveMs } from '../../lib/schemas.js';
+import { clockSchema, intAtLeast, nameSchema, positiveMs, reserveSchema } from '../../lib/schemas.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
 
 /** The zod schema of the options of `loadShedder`, for `fromConfig` and the JSON Schema. */
@@ -15,6 +15,8 @@ export const LoadShedderOptionsSchema = z
     buckets: intAtLeast(2).default(50),
     /** After a drop, keep checking throughput this long even if CPU cools (go-zero: 1 s). @defaultValue 1_000 */
     coolOffMs: positiveMs.default(1_000),
+    /** Shares of what can be carried kept from default and sheddable calls. @defaultValue `{ default: 0, sheddable: 0.1 }` */
+    reserve: reserveSchema.prefault({}),
     /** @defaultValue `'loadShedder'` */
     name: nameSchema.default('loadShedder'),
     /** @defaultValue the system clock */

@@ -26,9 +26,12 @@ export interface RateAlgorithm {
    * Asks for one permit for the call `ctx`: `0` when admitted (now, or
    * after a wait the algorithm did), or a positive number of milliseconds
    * after which a call would be admitted when refused. May answer with a
-   * promise; a rejection is the call's error.
+   * promise; a rejection is the call's error. `reserve` (in [0, 1), 0 when
+   * left out) is the share of the limit this call may not use, kept for more
+   * critical calls: admit it only while less than `1 − reserve` of the limit
+   * is in use. An algorithm that ignores it treats every criticality alike.
    */
-  acquire(ctx: ExecutionContext): number | Promise<number>;
+  acquire(ctx: ExecutionContext, reserve?: number): number | Promise<number>;
   /** Called once by each limiter the algorithm is given to. */
   attach?(host: LimiterHost): void;
 }

@@ -92,7 +92,8 @@ export class LeakyBucket implements RateAlgorithm {
     return this.queue.size;
   }
 
-  acquire(ctx: ExecutionContext): number | Promise<number> {
+  /** Releases the call now, queues it, or refuses it; a call with a `reserve` may only join a queue under `capacity × (1 − reserve)`. */
+  acquire(ctx: ExecutionContext, reserve = 0): number | Promise<number> {
     const clock = ctx.clock;
     const now = clock.now();
     if (this.queue.size === 0 && now >= this.nextAt) {
@@ -100,7 +101,7 @@ export class LeakyBucket implements RateAlgorithm {
       return 0;
     }
     const headAt = Math.max(this.nextAt, now);
-    if (this.queue.size >= this.capacity) return retryAfter(headAt - now);
+    if (this.queue.size >= this.capacity * (1 - reserve)) return retryAfter(headAt - now);
     const at = headAt + this.queue.size * this.interval;
     if (ctx.deadline !== undefined && at >= ctx.deadline) {
       // it could not leave before its deadline: refuse now rather than time out later

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, custom, discriminated, either, name, object, oneOf, optional, withDefault } from '../../lib/options.js';
+import { clock, custom, discriminated, either, name, object, oneOf, optional, prefault, withDefault } from '../../lib/options.js';
+import { reserveRule, type CriticalityReserve } from '../../lib/shedding.js';
 import { isRateAlgorithm, type RateAlgorithm } from './algorithm.js';
 import { leakyBucketShape, type LeakyBucketOptions } from './leaky-bucket.js';
 import { slidingWindowShape, type SlidingWindowOptions } from './sliding-window.js';
@@ -61,6 +62,19 @@ export interface RateLimiterOptions {
    */
   algorithm: RateAlgorithmConfig | RateAlgorithm;
   /**
+   * Shares of the limit kept from the lower criticalities (`ctx.meta.criticality`): a `sheddable` call is admitted only
+   * while less than `1 − sheddable` of the limit is used (a token bucket keeps `sheddable × burst` tokens from it, a
+   * sliding window `sheddable × limit` calls, a leaky bucket `sheddable × capacity` queue places), a `default` one under
+   * `1 − default`; a `critical` one may use all. An algorithm of your own that ignores `acquire`'s second argument
+   * treats every criticality alike.
+   * @defaultValue `{ default: 0, sheddable: 0.1 }`
+   * @example
+   * ```ts
+   * rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 50 }), reserve: { sheddable: 0.4 } });
+   * ```
+   */
+  reserve?: CriticalityReserve | undefined;
+  /**
    * The policy's name in events and metrics.
    * @defaultValue `'rateLimiter'`
    */
@@ -75,6 +89,7 @@ export interface RateLimiterOptions {
 /** The rules of {@link RateLimiterOptions} (`RateLimiterOptionsSchema` in `breakwater/config` says the same). */
 export const rateLimiterOptions = object({
   algorithm: either(rateAlgorithmConfig, custom<RateAlgorithm>(isRateAlgorithm, ALGORITHM_EXPECTED)),
+  reserve: prefault(reserveRule, {}),
   name: withDefault(name, 'rateLimiter'),
   clock: optional(clock),
 });

@@ -10,6 +10,8 @@ import { LeakyBucket } from './leaky-bucket.js';
 import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
 import { SlidingWindow } from './sliding-window.js';
 import { TokenBucket } from './token-bucket.js';
+import { criticalityOf } from '../../lib/criticality.js';
+import { refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
 
 /**
  * Admits calls at a bounded rate (rate limiting, the first line of
@@ -20,6 +22,11 @@ import { TokenBucket } from './token-bucket.js';
  * leaky bucket makes calls wait their turn instead, up to its capacity; the
  * wait is cancellable.
  *
+ * Lower criticality is refused first (`ctx.meta.criticality`): the
+ * algorithm admits a `sheddable` call only while less than
+ * `1 − reserve.sheddable` of its limit is used (tokens, window, queue), a
+ * `default` one under `1 − reserve.default`; a `critical` one may use all.
+ *
  * @example
  * ```ts
  * const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 100, burst: 20 }) });
@@ -29,12 +36,14 @@ import { TokenBucket } from './token-bucket.js';
 export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
   /** The algorithm holding the limit. */
   readonly algorithm: RateAlgorithm;
+  private readonly reserve: Reserve;
 
   constructor(options: RateLimiterOptions) {
     const o = checkOptions(rateLimiterOptions, options, 'rateLimiter');
     super(o.name, o.clock ?? systemClock);
     this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
     this.algorithm.attach?.(this);
+    this.reserve = o.reserve;
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -46,14 +55,16 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
     const start = this.clock.now();
     let verdict: number | Promise<number>;
     try {
-      verdict = this.algorithm.acquire(c);
+      const reserve = reserveFor(this.reserve, criticalityOf(c));
+      // Custom algorithms written before reserves get the one argument they know.
+      verdict = reserve === 0 ? this.algorithm.acquire(c) : this.algorithm.acquire(c, reserve);
     } catch (error) {
       verdict = Promise.reject(error);
     }
-    if (typeof verdict === 'number') return verdict === 0 ? this.run(op, c, next, start) : this.refuse(verdict, start);
+    if (typeof verdict === 'number') return verdict === 0 ? this.run(op, c, next, start) : this.refuse(verdict, start, c.meta);
     const waited = scope === undefined ? verdict : new Guard<number>(scope, false).watch(verdict);
     return waited.then(
-      (n) => (n === 0 ? this.run(op, c, next, start) : this.refuse(n, start)),
+      (n) => (n === 0 ? this.run(op, c, next, start) : this.refuse(n, start, c.meta)),
       (error: unknown) => {
         if (this.events.observed) this.outcome(thrownOutcome(error, c), start, error);
         throw error;
@@ -81,10 +92,10 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
     );
   }
 
-  private refuse(retryAfterMs: number, start: number): Promise<never> {
+  private refuse(retryAfterMs: number, start: number, meta: Readonly<Record<string, string>>): Promise<never> {
     const error = new RateLimitedError(this.name, retryAfterMs);
     if (this.events.observed) {
-      this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'rateLimited', retryAfterMs });
+      this.events.emit({ type: 'limitRejected', policy: this.name, reason: 'rateLimited', retryAfterMs, ...refusedFields(meta) });
       this.outcome(thrownOutcome(error, undefined), start, error);
     }
     return Promise.reject(error);

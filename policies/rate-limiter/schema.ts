@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema, positiveMs } from '../../lib/schemas.js';
+import { clockSchema, nameSchema, positiveMs, reserveSchema } from '../../lib/schemas.js';
 import { isRateAlgorithm, type RateAlgorithm } from './algorithm.js';
 import { MAX_BUCKETS } from './sliding-window.js';
 
@@ -103,6 +103,8 @@ export const RateLimiterOptionsSchema = z
       RateAlgorithmConfigSchema,
       z.custom<RateAlgorithm>(isRateAlgorithm, { message: ALGORITHM_EXPECTED }),
     ]),
+    /** Shares of the limit kept from default and sheddable calls. @defaultValue `{ default: 0, sheddable: 0.1 }` */
+    reserve: reserveSchema.prefault({}),
     /** @defaultValue `'rateLimiter'` */
     name: nameSchema.default('rateLimiter'),
     /** @defaultValue the system clock */

@@ -74,24 +74,35 @@ export class SlidingWindow implements RateAlgorithm {
     this.counts = new Float64Array(o.buckets + 1);
   }
 
-  acquire(ctx: ExecutionContext): number {
-    return this.take(ctx.clock.now());
+  acquire(ctx: ExecutionContext, reserve = 0): number {
+    return this.take(ctx.clock.now(), reserve);
   }
 
-  /** Admits a call at clock time `now` (0), or says in how many milliseconds one would be. */
-  take(now: number): number {
+  /**
+   * Admits a call at clock time `now` (0), or says in how many milliseconds
+   * one would be. A call with a `reserve` is admitted only while the window
+   * holds fewer than `limit × (1 − reserve)` calls.
+   */
+  take(now: number, reserve = 0): number {
     if (Number.isNaN(this.origin)) this.origin = now;
     this.advance(this.indexOf(now));
-    if (this.total < this.limit) {
+    const bound = this.limit * (1 - reserve);
+    if (this.total < bound) {
       this.counts[this.head % this.counts.length]!++;
       this.total++;
       this.reopens = -1;
       return 0;
     }
-    if (this.reopens <= this.head) this.reopens = this.reopening();
+    // The bucket that reopens the whole limit is kept until then; one for a reserve is found anew.
+    let reopens: number;
+    if (reserve > 0) reopens = this.reopening(bound);
+    else {
+      if (this.reopens <= this.head) this.reopens = this.reopening(this.limit);
+      reopens = this.reopens;
+    }
     // Bucket j starts at origin + j·windowMs/buckets; the product first keeps whole-ms edges exact.
-    let wait = retryAfter(this.origin + (this.reopens * this.windowMs) / this.buckets - now);
-    while (this.indexOf(now + wait) < this.reopens) wait++;
+    let wait = retryAfter(this.origin + (reopens * this.windowMs) / this.buckets - now);
+    while (this.indexOf(now + wait) < reopens) wait++;
     return wait;
   }
 
@@ -115,14 +126,14 @@ export class SlidingWindow implements RateAlgorithm {
     this.head = index;
   }
 
-  /** The first bucket after the head at which, with no new admission, the counted buckets hold fewer than `limit`. */
-  private reopening(): number {
+  /** The first bucket after the head at which, with no new admission, the counted buckets hold fewer than `bound`. */
+  private reopening(bound: number): number {
     const ring = this.counts.length;
     let left = this.total;
     for (let m = 1; ; m++) {
       // moving the head m buckets on drops bucket head - buckets + m - 1, the oldest still counted
       left -= this.counts[(this.head + m) % ring]!;
-      if (left < this.limit) return this.head + m;
+      if (left < bound) return this.head + m;
     }
   }
 }

@@ -49,21 +49,29 @@ export class TokenBucket implements RateAlgorithm {
     this.tokens = this.burst;
   }
 
-  acquire(ctx: ExecutionContext): number {
-    return this.take(ctx.clock.now());
+  acquire(ctx: ExecutionContext, reserve = 0): number {
+    return this.take(ctx.clock.now(), reserve);
   }
 
-  /** Takes a token at clock time `now`: 0 when there was one, else the milliseconds until there will be. */
-  take(now: number): number {
+  /**
+   * Takes a token at clock time `now`: 0 when there was one, else the
+   * milliseconds until there will be. A call with a `reserve` takes one only
+   * while more than `reserve × burst` tokens are left (less than
+   * `1 − reserve` of the bucket used).
+   */
+  take(now: number, reserve = 0): number {
     if (now > this.last) {
       if (this.last !== -Infinity) this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.rate) / 1000);
       this.last = now;
     }
-    if (this.tokens >= 1 - EPSILON) {
+    const kept = reserve * this.burst;
+    if (this.tokens >= 1 - EPSILON && this.tokens > kept + EPSILON) {
       this.tokens -= 1;
       return 0;
     }
-    return retryAfter(((1 - this.tokens) * 1000) / this.rate);
+    // Past a reserve the call needs strictly more than `kept`: a sliver more than the time to reach it.
+    const need = kept >= 1 ? kept + 1e-3 * (this.rate / 1000) : 1;
+    return retryAfter(((need - this.tokens) * 1000) / this.rate);
   }
 }
 

@@ -61,4 +61,19 @@ describe('WaitQueue', () => {
     q.push(a);
     expect(drain(q, log)).toEqual(['b', 'a']);
   });
+
+  it('shows its oldest and newest node without taking them out', () => {
+    const log: string[] = [];
+    const q = new WaitQueue();
+    expect([q.first, q.last]).toEqual([undefined, undefined]);
+    const [a, b, c] = ['a', 'b', 'c'].map((n) => node(n, log));
+    q.push(a!);
+    expect([q.first, q.last]).toEqual([a, a]);
+    q.push(b!);
+    q.push(c!);
+    expect([q.first, q.last]).toEqual([a, c]);
+    q.remove(c!);
+    expect(q.last).toBe(b);
+    expect(q.size).toBe(2);
+  });
 });

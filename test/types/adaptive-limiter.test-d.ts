@@ -21,6 +21,10 @@ expectType<Promise<User>>(adaptiveLimiter().execute(getUser));
 expectType<Promise<User>>(policy().timeout(300).adaptiveLimit().retry({ maxAttempts: 3 }).execute(getUser));
 expectType<Promise<User | null>>(pipe(timeout(300), adaptiveLimiter({ algorithm: { kind: 'aimd', backoffRatio: 0.8 } }), retry(), fallback(() => null)).execute(getUser));
 expectType<LimiterPermit>(adaptiveLimiter().allow());
+expectType<LimiterPermit>(adaptiveLimiter({ reserve: { sheddable: 0.2 }, partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' }).allow({ meta: { traffic: 'live' } }));
+expectType<number>(adaptiveLimiter({ partitions: { critical: 0.5 } }).inFlightIn('critical'));
+expectError(adaptiveLimiter({ partitions: { live: '90%' } }));
+expectError(adaptiveLimiter().allow({ meta: { criticality: 1 } }));
 expectType<AdaptiveLimiterStats>(adaptiveLimiter().stats());
 expectType<number>(adaptiveLimiter().limit);
 // A server guard takes it as it is: its allow() admits synchronously.

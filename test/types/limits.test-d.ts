@@ -55,3 +55,12 @@ expectError(idempotent({ store: {} }));
 expectError(policy().idempotent({ failOpen: 1 }));
 expectError(redisStore(redis, { prefix: 1 }));
 expectError(redisTokenBucket(redis, { rate: 1 }));
+
+// Criticality: a reserve per criticality, partitions by a ctx.meta key.
+expectType<Promise<Receipt>>(bulkhead({ limit: 10, reserve: { sheddable: 0.3 }, partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' }).execute(charge, { meta: { criticality: 'sheddable' } }));
+expectType<number>(bulkhead({ limit: 10, partitions: { live: 1 } }).runningIn('live'));
+expectType<Promise<Receipt>>(rateLimiter({ algorithm: tokenBucket({ rate: 10 }), reserve: { default: 0.1, sheddable: 0.4 } }).execute(charge));
+expectError(bulkhead({ limit: 2, reserve: { critical: 0.1 } }));
+expectError(bulkhead({ limit: 2, reserve: 0.1 }));
+expectError(bulkhead({ limit: 2, partitions: [0.9, 0.1] }));
+expectError(rateLimiter({ algorithm: tokenBucket({ rate: 10 }), reserve: { sheddable: '0.4' } }));

@@ -5,6 +5,7 @@ import {
   AdaptiveLimiterPolicy,
   BulkheadRejectedError,
   ConcurrencyLimitedError,
+  ConfigError,
   EventSource,
   executeWith,
   isConcurrencyLimitedError,
@@ -22,7 +23,7 @@ import {
   type Operation,
   type PolicyEvent,
 } from '../../../api/index.js';
-import { TestClock } from '../../../lib/testing.js';
+import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { deferred, rejection, track } from '../../helpers/track.js';
 
 const START = 1_700_000_000_000;
@@ -581,5 +582,116 @@ describe('adaptiveLimiter slow start and the floor', () => {
     expect(limiter.stats().baselineMs).toBe(10);
     await window(limiter, clock, 30, 1);
     expect(limiter.stats().baselineMs).toBe(20);
+  });
+});
+
+type Crit = 'critical' | 'default' | 'sheddable';
+
+describe('adaptiveLimiter by criticality', () => {
+  /** A limiter held at `limit` (the window never fills), for admission alone. */
+  const fixed = (limit: number, more: object = {}) =>
+    adaptiveLimiter({ algorithm: 'aimd', initialLimit: limit, minLimit: limit, maxLimit: limit, minSamples: 1_000, ...more });
+
+  it('under overload refuses sheddable calls before any critical one, and critical calls least', async () => {
+    const clock = new TestClock(START);
+    const random = seededRandom(5);
+    const limiter = fixed(10, { clock, reserve: { default: 0.3, sheddable: 0.6 } });
+    const refused: Crit[] = [];
+    const offered = { critical: 0, default: 0, sheddable: 0 };
+    const calls: Promise<unknown>[] = [];
+    // 1 call per ms holding its slot 20 ms: twice the limit.
+    for (let i = 0; i < 400; i++) {
+      const r = random();
+      const c: Crit = r < 0.2 ? 'critical' : r < 0.6 ? 'default' : 'sheddable';
+      offered[c]++;
+      calls.push(
+        limiter
+          .execute(() => new Promise<void>((ok) => clock.setTimeout(ok, 20)), { meta: { criticality: c } })
+          .catch((e: unknown) => {
+            if (e instanceof ConcurrencyLimitedError) refused.push(c);
+          }),
+      );
+      await clock.advance(1);
+    }
+    await clock.runAll();
+    await Promise.all(calls);
+    const share = (c: Crit) => refused.filter((x) => x === c).length / offered[c];
+    expect(refused[0]).toBe('sheddable');
+    expect(refused.indexOf('sheddable')).toBeLessThan(refused.indexOf('default'));
+    expect(share('sheddable')).toBeGreaterThan(share('default'));
+    expect(share('default')).toBeGreaterThan(share('critical'));
+  });
+
+  it('keeps the reserve of each criticality, and says in the event which one it refused', async () => {
+    const limiter = fixed(10, { reserve: { default: 0.2, sheddable: 0.5 } });
+    const events = eventsOf(limiter);
+    const gate = deferred();
+    const run = (c: Crit) => limiter.execute(() => gate.promise, { meta: { criticality: c } });
+    const kept = Array.from({ length: 5 }, () => run('sheddable'));
+    await expect(run('sheddable')).rejects.toBeInstanceOf(ConcurrencyLimitedError);
+    kept.push(run('default'), run('default'), run('default'));
+    await expect(run('default')).rejects.toBeInstanceOf(ConcurrencyLimitedError);
+    kept.push(run('critical'), run('critical'));
+    await expect(run('critical')).rejects.toBeInstanceOf(ConcurrencyLimitedError);
+    expect(events.filter((e) => e.type === 'concurrencyRejected').map((e) => [e.type === 'concurrencyRejected' && e.criticality, e.type === 'concurrencyRejected' && e.inFlight])).toEqual([
+      ['sheddable', 5],
+      ['default', 8],
+      ['critical', 10],
+    ]);
+    expect(() => limiter.allow({ meta: { criticality: 'sheddable' } })).toThrow(ConcurrencyLimitedError);
+    gate.resolve();
+    await Promise.all(kept);
+    limiter.allow({ meta: { criticality: 'sheddable' } }).success();
+    expect(limiter.inFlight).toBe(0);
+  });
+
+  it('guarantees each partition its share even at the limit, and lets it borrow idle slots', async () => {
+    const limiter = fixed(10, { partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' });
+    const events = eventsOf(limiter);
+    const gate = deferred();
+    const run = (t: string) => limiter.execute(() => gate.promise, { meta: { traffic: t } });
+    const kept = Array.from({ length: 10 }, () => run('batch')); // idle: batch borrows the whole limit
+    await expect(run('batch')).rejects.toBeInstanceOf(ConcurrencyLimitedError);
+    await expect(run('other')).rejects.toBeInstanceOf(ConcurrencyLimitedError); // no partition: borrowing only
+    kept.push(...Array.from({ length: 9 }, () => run('live'))); // live's 9 are guaranteed, limit or not
+    await expect(run('live')).rejects.toBeInstanceOf(ConcurrencyLimitedError);
+    expect(limiter.inFlightIn('live')).toBe(9);
+    expect(limiter.inFlightIn('batch')).toBe(10);
+    expect(events.filter((e) => e.type === 'concurrencyRejected').map((e) => e.type === 'concurrencyRejected' && e.partition)).toEqual(['batch', undefined, 'live']);
+    gate.resolve();
+    await Promise.all(kept);
+    expect(limiter.inFlightIn('live') + limiter.inFlightIn('batch')).toBe(0);
+    // With live idle, batch borrows again.
+    const permits = Array.from({ length: 10 }, () => limiter.allow({ meta: { traffic: 'batch' } }));
+    expect(limiter.inFlightIn('batch')).toBe(10);
+    for (const p of permits) p.release();
+    expect(limiter.inFlight).toBe(0);
+  });
+
+  it('partitions by criticality unless told otherwise', () => {
+    const limiter = fixed(2, { partitions: { critical: 0.5, default: 0.5 } });
+    limiter.allow();
+    limiter.allow({ meta: { criticality: 'sheddable' } });
+    expect(() => limiter.allow({ meta: { criticality: 'sheddable' } })).toThrow(ConcurrencyLimitedError);
+    expect(limiter.inFlightIn('default')).toBe(1);
+    limiter.allow({ meta: { criticality: 'critical' } });
+    expect(limiter.inFlightIn('critical')).toBe(1);
+  });
+
+  it('refuses bad reserves and partitions naming the option and the rule', () => {
+    const issues = (o: unknown) => {
+      try {
+        adaptiveLimiter(o as never);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).issues;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(issues({ reserve: { sheddable: 1.5 } })).toEqual([{ path: 'reserve.sheddable', message: 'expected a number in [0, 1)' }]);
+    expect(issues({ reserve: { default: 0.3, sheddable: 0.1 } })).toEqual([{ path: 'reserve.sheddable', message: 'must be >= default: sheddable calls are shed first' }]);
+    expect(issues({ partitions: { live: 0.9, batch: 0.2 } })).toEqual([{ path: 'partitions', message: 'the shares must add up to at most 1' }]);
+    expect(issues({ partitions: { live: -1 } })).toEqual([{ path: 'partitions.live', message: 'expected a number in (0, 1]' }]);
+    expect(issues({ partitionBy: 3 })).toEqual([{ path: 'partitionBy', message: 'Invalid input: expected string, received number' }]);
   });
 });

@@ -60,6 +60,8 @@ describe('adaptiveLimiterOptions', () => {
       windowMs: 100,
       maxWindowMs: 1_000,
       minSamples: 10,
+      reserve: { default: 0, sheddable: 0.1 },
+      partitionBy: 'criticality',
       name: 'adaptiveLimiter',
     });
   });

@@ -22,6 +22,8 @@ parity(
     { algorithm: { kind: 'gradient', tolerance: 1, smoothing: 1, queueSize: 0, backoffRatio: 0.5, baselineWindows: 1 } },
     { algorithm: { kind: 'aimd', backoffRatio: 0.99, increase: 0.1, slowMs: 5 } },
     { algorithm: { kind: 'vegas', alpha: 0, beta: 1 } },
+    { reserve: { default: 0.1, sheddable: 0.4 }, partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' },
+    { reserve: {}, partitions: { critical: 1 } },
   ],
   [
     { algorithm: 'nope' },
@@ -41,6 +43,14 @@ parity(
     { initialLimit: 300, windowMs: 2_000 },
     { windowMs: 2_000, minSamples: 0 },
     { minLimit: 5, maxLimit: 4, isOverload: 1 },
+    { reserve: { sheddable: -0.1 } },
+    { reserve: { default: 0.5, sheddable: 0.4 } },
+    { reserve: { default: 1, sheddable: 0.4 } },
+    { reserve: null },
+    { partitions: { live: 0.6, batch: 0.6 } },
+    { partitions: { live: 'most' } },
+    { partitions: 'live' },
+    { partitionBy: '', minLimit: 5, maxLimit: 4 },
   ],
 );
 

@@ -8,9 +8,11 @@ const check = (input: unknown) => checkOptions(bulkheadOptions, input, 'bulkhead
 
 describe('bulkheadOptions', () => {
   it('needs only the limit: no queue, named bulkhead', () => {
-    expect(check({ limit: 4 })).toEqual({ limit: 4, queue: 0, name: 'bulkhead' });
+    expect(check({ limit: 4 })).toEqual({ limit: 4, queue: 0, reserve: { default: 0, sheddable: 0.1 }, partitionBy: 'criticality', name: 'bulkhead' });
     const clock = new TestClock();
-    expect(check({ limit: 1, queue: 100, name: 'db', clock })).toEqual({ limit: 1, queue: 100, name: 'db', clock });
+    expect(check({ limit: 1, queue: 100, name: 'db', clock })).toEqual({ limit: 1, queue: 100, reserve: { default: 0, sheddable: 0.1 }, partitionBy: 'criticality', name: 'db', clock });
+    const shares = { limit: 10, reserve: { default: 0.1, sheddable: 0.3 }, partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' };
+    expect(check(shares)).toEqual({ ...shares, queue: 0, name: 'bulkhead' });
   });
 
   it('limit is an integer >= 1 and required', () => {

@@ -11,7 +11,35 @@ import { bulkheadOptions, type BulkheadOptions } from '../../../policies/bulkhea
 import { BulkheadOptionsSchema } from '../../../policies/bulkhead/schema.js';
 import { parity, schema, clock } from '../../helpers/parity.js';
 
-parity('bulkhead', bulkheadOptions, BulkheadOptionsSchema, [{ limit: 1 }, { limit: 3, queue: 0, name: 'b', clock }], [{}, { limit: 0 }, { limit: 1.5 }, { limit: 2, queue: -1 }, { limit: 2, queue: 0.5, name: '' }]);
+parity(
+  'bulkhead',
+  bulkheadOptions,
+  BulkheadOptionsSchema,
+  [
+    { limit: 1 },
+    { limit: 3, queue: 0, name: 'b', clock },
+    { limit: 2, reserve: {}, partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' },
+    { limit: 2, reserve: { default: 0.2, sheddable: 0.2 }, partitions: { a: 0.7, b: 0.2, c: 0.1 } },
+    { limit: 2, reserve: { sheddable: 0 }, partitions: {} },
+  ],
+  [
+    {},
+    { limit: 0 },
+    { limit: 1.5 },
+    { limit: 2, queue: -1 },
+    { limit: 2, queue: 0.5, name: '' },
+    { limit: 2, reserve: { sheddable: 1 } },
+    { limit: 2, reserve: { default: 0.5 } },
+    { limit: 2, reserve: { default: 0.5, sheddable: 2 } },
+    { limit: 2, reserve: { critical: 0.1 } },
+    { limit: 2, reserve: 'x' },
+    { limit: 2, partitions: { a: 0, b: 'x' } },
+    { limit: 2, partitions: { a: 0.7, b: 0.4 } },
+    { limit: 2, partitions: { a: 2 } },
+    { limit: 2, partitions: [0.5] },
+    { limit: 2, partitionBy: '' },
+  ],
+);
 
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadShedder, OverloadedError, policy } from '../../../api/index.js';
-import { TestClock } from '../../../lib/testing.js';
+import { seededRandom, TestClock } from '../../../lib/testing.js';
 
 const START = 1_700_000_000_000;
 
@@ -58,5 +58,97 @@ describe('loadShedder', () => {
     expect(() => loadShedder({ cpuThreshold: 1 })).toThrow(ConfigError);
     expect(() => loadShedder({ buckets: 0 })).toThrow(/buckets/);
     expect(() => loadShedder({ windowMs: -5 })).toThrow(/windowMs/);
+  });
+});
+
+type Crit = 'critical' | 'default' | 'sheddable';
+
+describe('loadShedder by criticality', () => {
+  /** A shedder that has measured a capacity of 10 calls in flight (20 passes of 50 ms per 100 ms bucket), with CPU at its threshold. */
+  async function warmed(more: object = {}) {
+    const clock = new TestClock(START);
+    let cpu = 0.5;
+    const s = loadShedder({ cpu: () => cpu, cpuThreshold: 0.9, clock, ...more });
+    for (let b = 0; b < 20; b++) {
+      const ps = Array.from({ length: 20 }, () => s.allow());
+      await clock.advance(50);
+      for (const p of ps) p.success();
+      await clock.advance(50);
+    }
+    cpu = 0.9;
+    return Object.assign(s, { setCpu: (v: number) => (cpu = v) });
+  }
+
+  /** Offers calls of random criticality as load climbs (3 arrive, 2 leave per step); which were dropped, in order. */
+  function ramp(s: ReturnType<typeof loadShedder>, random: () => number, steps: number): Crit[] {
+    const dropped: Crit[] = [];
+    const held: { failure(): void }[] = [];
+    for (let i = 0; i < steps; i++) {
+      for (let k = 0; k < 3; k++) {
+        const r = random();
+        const c: Crit = r < 0.3 ? 'critical' : r < 0.6 ? 'default' : 'sheddable';
+        try {
+          held.push(s.allow({ meta: { criticality: c } }));
+        } catch (e) {
+          if (!(e instanceof OverloadedError)) throw e;
+          dropped.push(c);
+        }
+      }
+      for (const p of held.splice(0, 2)) p.failure();
+    }
+    for (const p of held) p.failure();
+    return dropped;
+  }
+
+  it('under overload drops sheddable calls before any critical one', async () => {
+    const dropped = ramp(await warmed(), seededRandom(3), 60);
+    expect(dropped[0]).toBe('sheddable');
+    expect(dropped.filter((c) => c === 'sheddable').length).toBeGreaterThan(0);
+    const firstCritical = dropped.indexOf('critical');
+    expect(firstCritical === -1 || dropped.indexOf('sheddable') < firstCritical).toBe(true);
+  });
+
+  it('with a reserve per criticality drops sheddable first, then default, then critical', async () => {
+    const dropped = ramp(await warmed({ reserve: { default: 0.2, sheddable: 0.5 } }), seededRandom(3), 60);
+    const first = (c: Crit) => dropped.indexOf(c);
+    expect(first('sheddable')).toBe(0);
+    expect(first('default')).toBeGreaterThan(first('sheddable'));
+    // Default and sheddable calls carry the whole overload: critical ones are never dropped.
+    expect(first('critical')).toBe(-1);
+  });
+
+  it('drops a sheddable call past (1 − reserve) of the capacity while admitting a critical one, and says so in the event', async () => {
+    const s = await warmed({ reserve: { sheddable: 0.5 } });
+    const events: unknown[] = [];
+    s.events$.subscribe((e) => e.type === 'shed' && events.push(e));
+    // While cool, lift the moving average of calls in flight: 60 in flight, 52 of them settle; 8 stay.
+    s.setCpu(0.5);
+    const held = Array.from({ length: 60 }, () => s.allow());
+    for (const p of held.splice(0, 52)) p.failure();
+    s.setCpu(0.9);
+    expect(s.inFlight).toBe(8);
+    // 8 in flight: over half of the capacity of 10, under all of it.
+    expect(() => s.allow({ meta: { criticality: 'sheddable' } })).toThrow(OverloadedError);
+    expect(events).toEqual([expect.objectContaining({ type: 'shed', criticality: 'sheddable', inFlight: 8, maxInFlight: 5 })]);
+    held.push(s.allow({ meta: { criticality: 'critical' } }), s.allow({ meta: { criticality: 'default' } }), s.allow());
+    expect(s.inFlight).toBe(11);
+    expect(() => s.allow({ meta: { criticality: 'critical' } })).toThrow(OverloadedError);
+    expect(events[1]).toEqual(expect.objectContaining({ type: 'shed', criticality: 'critical', maxInFlight: 10 }));
+    expect(() => s.allow()).toThrow(OverloadedError);
+    expect(events[2]).toEqual(expect.objectContaining({ maxInFlight: 10 }));
+    expect(events[2]).not.toHaveProperty('criticality');
+    for (const p of held) p.failure();
+  });
+
+  it('refuses a bad reserve naming the option and the rule', () => {
+    let error: unknown;
+    try {
+      loadShedder({ reserve: { default: 0.6, sheddable: 0.5 } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toEqual([{ path: 'reserve.sheddable', message: 'must be >= default: sheddable calls are shed first' }]);
+    expect(() => loadShedder({ reserve: { sheddable: 1 } })).toThrow('reserve.sheddable: expected a number in [0, 1)');
   });
 });

@@ -8,13 +8,13 @@ const check = (input: unknown) => checkOptions(loadShedderOptions, input, 'loadS
 
 describe('loadShedderOptions', () => {
   it('defaults are go-zero’s: CPU 0.9, a 5 s window in 50 buckets, a 1 s cool-off', () => {
-    expect(check({})).toEqual({ cpuThreshold: 0.9, windowMs: 5_000, buckets: 50, coolOffMs: 1_000, name: 'loadShedder' });
+    expect(check({})).toEqual({ cpuThreshold: 0.9, windowMs: 5_000, buckets: 50, coolOffMs: 1_000, reserve: { default: 0, sheddable: 0.1 }, name: 'loadShedder' });
   });
 
   it('accepts every option in its documented form', () => {
     const clock = new TestClock();
     const cpu = () => 0.3;
-    const all = { cpuThreshold: 0.5, cpu, windowMs: 1_000, buckets: 2, coolOffMs: 0.5, name: 'shed', clock };
+    const all = { cpuThreshold: 0.5, cpu, windowMs: 1_000, buckets: 2, coolOffMs: 0.5, reserve: { default: 0.2, sheddable: 0.5 }, name: 'shed', clock };
     expect(check(all)).toEqual(all);
   });
 

@@ -15,8 +15,18 @@ parity(
   'loadShedder',
   loadShedderOptions,
   LoadShedderOptionsSchema,
-  [{}, { cpuThreshold: 0.5, cpu: 0.3, windowMs: 1, buckets: 2, coolOffMs: 1, name: 'l', clock }, { cpu: () => 0.2 }],
-  [{ cpuThreshold: 0 }, { cpuThreshold: 1 }, { cpu: 'hot' }, { windowMs: 0 }, { buckets: 1 }, { coolOffMs: -1 }],
+  [{}, { cpuThreshold: 0.5, cpu: 0.3, windowMs: 1, buckets: 2, coolOffMs: 1, name: 'l', clock }, { cpu: () => 0.2 }, { reserve: { default: 0.1, sheddable: 0.5 } }],
+  [
+    { cpuThreshold: 0 },
+    { cpuThreshold: 1 },
+    { cpu: 'hot' },
+    { windowMs: 0 },
+    { buckets: 1 },
+    { coolOffMs: -1 },
+    { reserve: { default: 0.2 } },
+    { reserve: { sheddable: 1, default: 'x' } },
+    { reserve: [] },
+  ],
 );
 
 describe('options interfaces equal their schemas', () => {

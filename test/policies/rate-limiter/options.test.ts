@@ -41,7 +41,7 @@ describe('rateAlgorithmConfig', () => {
 
 describe('rateLimiterOptions', () => {
   it('takes an algorithm as data or as an instance; named rateLimiter by default', () => {
-    expect(check({ algorithm: { kind: 'tokenBucket', rate: 1 } })).toEqual({ algorithm: { kind: 'tokenBucket', rate: 1 }, name: 'rateLimiter' });
+    expect(check({ algorithm: { kind: 'tokenBucket', rate: 1 } })).toEqual({ algorithm: { kind: 'tokenBucket', rate: 1 }, reserve: { default: 0, sheddable: 0.1 }, name: 'rateLimiter' });
     const instance = tokenBucket({ rate: 5 });
     const clock = new TestClock();
     const out = check({ algorithm: instance, name: 'api', clock });

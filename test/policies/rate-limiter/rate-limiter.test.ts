@@ -25,7 +25,7 @@ import {
   type Policy,
   type RateAlgorithm,
 } from '../../../api/index.js';
-import { TestClock } from '../../../lib/testing.js';
+import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { collect } from '../../helpers/breakers.js';
 import { deferred, rejection, track } from '../../helpers/track.js';
 import { abortedContext, userPolicy } from '../../helpers/user-policy.js';
@@ -179,5 +179,107 @@ describe('rateLimiter: from the mutation analysis', () => {
     for (const bad of [{ kind: 5, acquire: () => 0 }, { kind: 'custom', acquire: 1 }, { kind: 'custom' }, null]) {
       expect(() => rateLimiter({ algorithm: bad } as never)).toThrow(ConfigError);
     }
+  });
+});
+
+type Crit = 'critical' | 'default' | 'sheddable';
+
+describe('rateLimiter by criticality', () => {
+  /** Offers `n` calls 50 ms apart (20 a second) of random criticality; which were refused, in order, and how many of each came. */
+  async function overload(algorithm: RateAlgorithm, reserve: object | undefined, n: number) {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm, clock, ...(reserve === undefined ? {} : { reserve }) });
+    const random = seededRandom(21);
+    const refused: Crit[] = [];
+    const offered = { critical: 0, default: 0, sheddable: 0 };
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; i < n; i++) {
+      const r = random();
+      const c: Crit = r < 0.2 ? 'critical' : r < 0.6 ? 'default' : 'sheddable';
+      offered[c]++;
+      calls.push(
+        limiter.execute(() => c, { meta: { criticality: c } }).catch((e: unknown) => {
+          if (e instanceof RateLimitedError) refused.push(c);
+        }),
+      );
+      await clock.advance(50);
+    }
+    await clock.runAll();
+    await Promise.all(calls);
+    const share = (c: Crit) => refused.filter((x) => x === c).length / offered[c];
+    return { refused, share };
+  }
+
+  const algorithms: [string, () => RateAlgorithm][] = [
+    ['tokenBucket', () => tokenBucket({ rate: 10, burst: 10 })],
+    ['slidingWindow', () => new SlidingWindow({ limit: 10, windowMs: 1_000, buckets: 10 })],
+    ['leakyBucket', () => leakyBucket({ rate: 10, capacity: 10 })],
+  ];
+
+  for (const [kind, make] of algorithms) {
+    it(`${kind}: under overload refuses sheddable calls before any critical one (default reserve)`, async () => {
+      const { refused } = await overload(make(), undefined, 200);
+      expect(refused).toContain('sheddable');
+      const firstCritical = refused.indexOf('critical');
+      expect(firstCritical === -1 || firstCritical > refused.indexOf('sheddable')).toBe(true);
+    });
+
+    it(`${kind}: with a reserve per criticality refuses sheddable most, then default, critical least`, async () => {
+      const { refused, share } = await overload(make(), { default: 0.2, sheddable: 0.5 }, 200);
+      expect(refused[0]).toBe('sheddable');
+      expect(share('sheddable')).toBeGreaterThan(share('default'));
+      expect(share('default')).toBeGreaterThan(share('critical'));
+    });
+  }
+
+  it('keeps reserve × burst tokens from the calls it applies to, and names the criticality in the refusal event', async () => {
+    const clock = new TestClock(T0);
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 1, burst: 10 }), reserve: { default: 0.2, sheddable: 0.5 }, clock });
+    const events = collect(limiter);
+    const run = (c: Crit) => limiter.execute(() => c, { meta: { criticality: c } });
+    for (let i = 0; i < 5; i++) await run('sheddable'); // 10 tokens down to 5
+    const shed = await rejection(track(run('sheddable'), clock));
+    expect(shed).toBeInstanceOf(RateLimitedError);
+    // 5 tokens left, all of the reserve: a sliver more (1 ms of refill) lets the next one through.
+    expect((shed as RateLimitedError).retryAfterMs).toBe(1);
+    for (let i = 0; i < 3; i++) await run('default'); // down to 2
+    await expect(run('default')).rejects.toBeInstanceOf(RateLimitedError);
+    await run('critical');
+    await run('critical');
+    await expect(run('critical')).rejects.toBeInstanceOf(RateLimitedError);
+    await clock.advance(1);
+    await expect(run('sheddable')).rejects.toBeInstanceOf(RateLimitedError); // 0.001 tokens: far under the reserve
+    expect(events.filter((e) => e.type === 'limitRejected')).toEqual([
+      { type: 'limitRejected', policy: 'rateLimiter', reason: 'rateLimited', retryAfterMs: 1, criticality: 'sheddable' },
+      // 2 tokens left, 0.2 × 10 kept for critical calls
+      expect.objectContaining({ criticality: 'default', retryAfterMs: 1 }),
+      expect.objectContaining({ criticality: 'critical', retryAfterMs: 1_000 }),
+      // 5 − 0.001 tokens short of the reserve: 4 999 ms, and a sliver
+      expect.objectContaining({ criticality: 'sheddable', retryAfterMs: 5_000 }),
+    ]);
+  });
+
+  it('gives an algorithm the reserve of the call as a second argument, and only one argument when there is none', async () => {
+    const seen: unknown[][] = [];
+    const algorithm: RateAlgorithm = { kind: 'spy', acquire: (...args: unknown[]) => (seen.push(args.slice(1)), 0) } as RateAlgorithm;
+    const limiter = rateLimiter({ algorithm, reserve: { default: 0.25, sheddable: 0.5 } });
+    await limiter.execute(() => 1);
+    await limiter.execute(() => 1, { meta: { criticality: 'sheddable' } });
+    await limiter.execute(() => 1, { meta: { criticality: 'critical' } });
+    await limiter.execute(() => 1, { meta: { criticality: 'urgent' } }); // not a criticality: default
+    expect(seen).toEqual([[0.25], [0.5], [], [0.25]]);
+  });
+
+  it('refuses a bad reserve naming the option and the rule', () => {
+    const algorithm = tokenBucket({ rate: 1 });
+    let error: unknown;
+    try {
+      rateLimiter({ algorithm, reserve: { sheddable: 0.1, default: 0.3 } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toEqual([{ path: 'reserve.sheddable', message: 'must be >= default: sheddable calls are shed first' }]);
+    expect(() => rateLimiter({ algorithm, reserve: { default: -1 } })).toThrow('reserve.default: expected a number in [0, 1)');
   });
 });

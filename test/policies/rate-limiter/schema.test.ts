@@ -49,8 +49,15 @@ parity(
     { algorithm: { kind: 'tokenBucket', rate: 5, burst: 2 }, name: 'r', clock },
     { algorithm: { kind: 'leakyBucket', rate: 5 } },
     { algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 10 } },
+    { algorithm: { kind: 'tokenBucket', rate: 5 }, reserve: { default: 0.1, sheddable: 0.6 } },
   ],
-  [{}, ...algorithms.map((algorithm) => ({ algorithm }))],
+  [
+    {},
+    ...algorithms.map((algorithm) => ({ algorithm })),
+    { algorithm: { kind: 'tokenBucket', rate: 5 }, reserve: { default: 0.7 } },
+    { algorithm: { kind: 'tokenBucket', rate: 5 }, reserve: { sheddable: Infinity } },
+    { algorithm: { kind: 'tokenBucket', rate: 5 }, reserve: { sheddable: 0.2, extra: 1 } },
+  ],
 );
 describe('RateAlgorithmConfigSchema', () => {
   it('agrees with the plain rule on every algorithm as data', () => {
