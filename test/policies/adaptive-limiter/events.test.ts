@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyLimitedError, TimeoutError } from '../../../lib/errors.js';
-import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { adaptiveLimiter } from '../../../policies/adaptive-limiter/index.js';
+import { own } from '../../helpers/events.js';
 
 const T0 = 1_700_000_000_000;
-
-function own(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const seen: PolicyEvent[] = [];
-  p.events$.subscribe((e) => {
-    if (e.type !== 'outcome') seen.push(e);
-  });
-  return seen;
-}
 
 /** One call through a permit, answered after `ms`. */
 async function answer(limiter: ReturnType<typeof adaptiveLimiter>, clock: TestClock, ms: number): Promise<void> {

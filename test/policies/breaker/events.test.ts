@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { BrokenCircuitError } from '../../../lib/errors.js';
-import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
 import { sreBreaker } from '../../../policies/sre-breaker/index.js';
+import { own } from '../../helpers/events.js';
 
 const T0 = 1_700_000_000_000;
-
-function own(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const seen: PolicyEvent[] = [];
-  p.events$.subscribe((e) => {
-    if (e.type !== 'outcome') seen.push(e);
-  });
-  return seen;
-}
 
 const fail = () => Promise.reject(new Error('down'));
 

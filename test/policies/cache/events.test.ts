@@ -1,23 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { cache } from '../../../policies/cache/index.js';
+import { collect, own } from '../../helpers/events.js';
 
 const T0 = 1_700_000_000_000;
-
-function recording(source: { events$: { subscribe(f: (e: PolicyEvent) => void): unknown } }): PolicyEvent[] {
-  const events: PolicyEvent[] = [];
-  source.events$.subscribe((e) => events.push(e));
-  return events;
-}
-
-function own(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const seen: PolicyEvent[] = [];
-  p.events$.subscribe((e) => {
-    if (e.type !== 'outcome') seen.push(e);
-  });
-  return seen;
-}
 
 describe('cache events', () => {
   it('miss then hit: the key; a miss says whether it shared a call in flight, a hit whether it was stale', async () => {
@@ -57,7 +43,7 @@ describe('cache events', () => {
   it('a refresh whose result handleResult refuses reports ok: false and keeps the stale value', async () => {
     const clock = new TestClock(T0);
     const c = cache({ ttlMs: 10, staleWhileRevalidateMs: 100, clock, handleResult: (v) => v === 503 });
-    const events = recording(c);
+    const events = collect(c);
     await c.execute(() => 200, { key: 'k' });
     await clock.advance(20);
     await expect(c.execute(() => 503, { key: 'k' })).resolves.toBe(200);
@@ -72,7 +58,7 @@ describe('cache events', () => {
   it('a failed refresh reports its error with the key and policy name', async () => {
     const clock = new TestClock(T0);
     const c = cache({ ttlMs: 10, staleWhileRevalidateMs: 100, clock, name: 'users' });
-    const events = recording(c);
+    const events = collect(c);
     await c.execute(() => 'v1', { key: 'k' });
     await clock.advance(20);
     const down = new Error('down');

@@ -2,14 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { chaos } from '../../../policies/chaos/index.js';
+import { collect } from '../../helpers/events.js';
 
 const T0 = 1_700_000_000_000;
-
-function recording(source: { events$: { subscribe(f: (e: PolicyEvent) => void): unknown } }): PolicyEvent[] {
-  const events: PolicyEvent[] = [];
-  source.events$.subscribe((e) => events.push(e));
-  return events;
-}
 
 function injected(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
   const seen: PolicyEvent[] = [];
@@ -24,7 +19,7 @@ describe('InjectedEvent', () => {
     const clock = new TestClock(T0);
     const fault = new Error('injected');
     const c = chaos({ latency: (ctx) => (ctx.key === 'slow' ? 200 : 20), fault, injectionRate: 1, clock, name: 'monkey' });
-    const events = recording(c);
+    const events = collect(c);
     const r = c.execute(() => 1, { key: 'slow' });
     const check = expect(r).rejects.toBe(fault);
     await clock.advance(200);

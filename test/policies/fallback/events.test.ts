@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { fallback, fallbackChain } from '../../../policies/fallback/index.js';
 import { policy } from '../../../api/index.js';
 import { collect } from '../../helpers/breakers.js';
 import { track } from '../../helpers/track.js';
+import { own } from '../../helpers/events.js';
 
 const T0 = 1_700_000_000_000;
-
-function own(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const seen: PolicyEvent[] = [];
-  p.events$.subscribe((e) => {
-    if (e.type !== 'outcome') seen.push(e);
-  });
-  return seen;
-}
 
 describe('fallback events', () => {
   it('reports the handler index, the failure and the duration when a handler answers', async () => {

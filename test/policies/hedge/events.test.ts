@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { hedge } from '../../../policies/hedge/index.js';
 import { after } from '../../helpers/track.js';
+import { collect, own } from '../../helpers/events.js';
 
 const T0 = 1_700_000_000_000;
-
-function recording(source: { events$: { subscribe(f: (e: PolicyEvent) => void): unknown } }): PolicyEvent[] {
-  const events: PolicyEvent[] = [];
-  source.events$.subscribe((e) => events.push(e));
-  return events;
-}
-
-function own(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const seen: PolicyEvent[] = [];
-  p.events$.subscribe((e) => {
-    if (e.type !== 'outcome') seen.push(e);
-  });
-  return seen;
-}
 
 describe('hedge events', () => {
   it('hedged: the attempt that starts and the delay it waited; won: the attempt whose result was taken', async () => {
@@ -62,7 +48,7 @@ describe('hedge events', () => {
   it('reports every event in full: hedged by timer and by failure, won, outcome', async () => {
     const clock = new TestClock(T0);
     const h = hedge({ delayMs: 100, maxHedged: 2, clock, name: 'replicas' });
-    const events = recording(h);
+    const events = collect(h);
     const r = h.execute((ctx) => {
       if (ctx.attempt === 1) return after(clock, 1_000, 'slow', ctx);
       if (ctx.attempt === 2) return after(clock, 10, 0, ctx).then(() => Promise.reject(new Error('x')));

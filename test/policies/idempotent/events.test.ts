@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { PolicyEvent } from '../../../lib/events.js';
 import { TestClock } from '../../../lib/testing.js';
 import { idempotent, memoryStore } from '../../../policies/idempotent/index.js';
+import { own } from '../../helpers/events.js';
 
 const T0 = 1_700_000_000_000;
-
-function own(p: { events$: import('rxjs').Observable<PolicyEvent> }): PolicyEvent[] {
-  const seen: PolicyEvent[] = [];
-  p.events$.subscribe((e) => {
-    if (e.type !== 'outcome') seen.push(e);
-  });
-  return seen;
-}
 
 describe('idempotent events', () => {
   it('claimed with its token, joined with the callers sharing the run, then served from the record', async () => {

@@ -14,23 +14,17 @@ import {
   type CacheRecord,
   type CacheStore,
   type ExecutionContext,
-  type PolicyEvent,
 } from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
 import { Context, Scope } from '../../../lib/context.js';
 import { RUN } from '../../../lib/policy.js';
 import { after } from '../../helpers/track.js';
+import { collect } from '../../helpers/events.js';
 
 // Tests written against the mutants a manual mutation analysis found unguarded in
 // policies/cache, policies/hedge, policies/chaos and policies/breaker-registry.
 
 const START = 1_700_000_000_000;
-
-function recording(source: { events$: { subscribe(f: (e: PolicyEvent) => void): unknown } }): PolicyEvent[] {
-  const events: PolicyEvent[] = [];
-  source.events$.subscribe((e) => events.push(e));
-  return events;
-}
 
 /** A store over a Map that records every write and can be told to fail. */
 function spyStore(): CacheStore & { writes: { key: string; record: CacheRecord; retainMs: number }[]; failGet: boolean; failSet: boolean } {
@@ -67,7 +61,7 @@ describe('cache (mutation)', () => {
   it('the stale window: stale hit at exactly expiresAt, miss at exactly staleUntil', async () => {
     const clock = new TestClock(START);
     const c = cache({ ttlMs: 100, staleWhileRevalidateMs: 50, clock });
-    const events = recording(c);
+    const events = collect(c);
     let calls = 0;
     const op = (): number => ++calls;
     await c.execute(op, { key: 'k' });
@@ -111,7 +105,7 @@ describe('cache (mutation)', () => {
   it('reports outcomes with durations: success, failure with its error, timeout', async () => {
     const clock = new TestClock(START);
     const c = cache({ ttlMs: 1_000, clock, name: 'users' });
-    const events = recording(c);
+    const events = collect(c);
     const ok = c.execute((ctx) => after(clock, 30, 'v', ctx), { key: 'a' });
     await clock.advance(30);
     await ok;
@@ -149,7 +143,7 @@ describe('cache (mutation)', () => {
   it('a caller joining after the lookup is a coalesced miss; a caller joining a stale flight is a stale hit', async () => {
     const clock = new TestClock(START);
     const c = cache({ ttlMs: 1_000, clock });
-    const events = recording(c);
+    const events = collect(c);
     const first = c.execute((ctx) => after(clock, 50, 1, ctx), { key: 'k' });
     await clock.advance(0); // the lookup is known: a miss
     const second = c.execute(() => 2, { key: 'k' });
@@ -361,7 +355,7 @@ describe('hedge (mutation)', () => {
   it('a failure outcome names the last failure; a timeout outcome is a timeout', async () => {
     const clock = new TestClock(START);
     const h = hedge({ delayMs: Infinity, maxHedged: 1, clock });
-    const events = recording(h);
+    const events = collect(h);
     const errors = [new Error('first'), new Error('second')];
     const r = h.execute((ctx) => after(clock, 20, 0, ctx).then(() => Promise.reject(errors[ctx.attempt - 1])));
     const check = expect(r).rejects.toBe(errors[1]);
@@ -382,7 +376,7 @@ describe('hedge (mutation)', () => {
   it('every refused result: resolves with the last one, reported as a failure outcome without error', async () => {
     const clock = new TestClock(START);
     const h = hedge({ delayMs: 50, maxHedged: 1, clock, handleResult: (v) => (v as number) >= 500 });
-    const events = recording(h);
+    const events = collect(h);
     const r = h.execute((ctx) => after(clock, 10, 500 + ctx.attempt, ctx));
     await clock.advance(20);
     await expect(r).resolves.toBe(502);
@@ -494,7 +488,7 @@ describe('hedge (mutation)', () => {
     const reason = new Error('gone');
     scope.abort(reason, true, false);
     const h = hedge({ delayMs: 0, maxHedged: 2, clock });
-    const events = recording(h);
+    const events = collect(h);
     let calls = 0;
     await expect(h[RUN](() => ++calls, new Context(clock, scope, undefined, 1, undefined, {}), undefined)).rejects.toBe(reason);
     expect(calls).toBe(0);
@@ -536,7 +530,7 @@ describe('hedge (mutation)', () => {
   it('delayMs 0 reports each hedge with delay 0', async () => {
     const clock = new TestClock(START);
     const h = hedge({ delayMs: 0, maxHedged: 2, clock });
-    const events = recording(h);
+    const events = collect(h);
     const r = h.execute((ctx) => after(clock, 10 * ctx.attempt, ctx.attempt, ctx));
     await clock.advance(10);
     await expect(r).resolves.toBe(1);
@@ -600,7 +594,7 @@ describe('chaos (mutation)', () => {
     const c = chaos({ fault: 'x', random });
     expect(c.injectionRate).toBe(0.001);
     expect(c.enabled).toBe(true);
-    const events = recording(c);
+    const events = collect(c);
     await expect(c.execute(() => 1)).resolves.toBe(1);
     await expect(c.execute(() => 1)).rejects.toBe('x');
     expect(events[1]).toEqual({ type: 'injected', policy: 'chaos', kind: 'fault', delayMs: undefined });
@@ -646,7 +640,7 @@ describe('chaos (mutation)', () => {
     ];
     for (const latency of bad) {
       const c = chaos({ latency, injectionRate: 1, clock });
-      const events = recording(c);
+      const events = collect(c);
       const r = c.execute(() => 'ok');
       await clock.advance(0);
       await expect(r).resolves.toBe('ok');
@@ -659,7 +653,7 @@ describe('chaos (mutation)', () => {
   it('a call not injected reports its own outcome and duration', async () => {
     const clock = new TestClock(START);
     const c = chaos({ fault: 'x', injectionRate: 0.5, random: scriptedRandom(0.9, 0.9), clock });
-    const events = recording(c);
+    const events = collect(c);
     const ok = c.execute((ctx) => after(clock, 30, 'v', ctx));
     await clock.advance(30);
     await expect(ok).resolves.toBe('v');
@@ -677,7 +671,7 @@ describe('chaos (mutation)', () => {
   it('an injected substitute result is reported as a success with the time it took', async () => {
     const clock = new TestClock(START);
     const c = chaos({ result: (ctx) => `fake ${ctx.key}`, latency: 5, injectionRate: 1, clock });
-    const events = recording(c);
+    const events = collect(c);
     const r = c.execute(() => 'real', { key: 'k' });
     await clock.advance(5);
     await expect(r).resolves.toBe('fake k');
@@ -709,7 +703,7 @@ describe('breakerRegistry (mutation)', () => {
       const k = keyedBreaker((ctx) => ctx.meta.host!, { name: 'hosts', clock, random: scriptedRandom(), defaults });
       expect(k.name).toBe('hosts');
       expect(k.clock).toBe(clock);
-      const events = recording(k);
+      const events = collect(k);
       const r = k.execute((ctx) => after(clock, 50, 'v', ctx), { meta: { host: 'a' } });
       await clock.advance(50);
       await expect(r).resolves.toBe('v');
