@@ -5,7 +5,6 @@ import {
   AdaptiveLimiterPolicy,
   BulkheadRejectedError,
   ConcurrencyLimitedError,
-  ConfigError,
   EventSource,
   executeWith,
   isConcurrencyLimitedError,
@@ -25,6 +24,7 @@ import {
 } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { deferred, rejection, track } from '../../helpers/track.js';
+import { issuesOf } from '../../helpers/config-issues.js';
 
 const START = 1_700_000_000_000;
 
@@ -679,15 +679,7 @@ describe('adaptiveLimiter by criticality', () => {
   });
 
   it('refuses bad reserves and partitions naming the option and the rule', () => {
-    const issues = (o: unknown) => {
-      try {
-        adaptiveLimiter(o as never);
-      } catch (e) {
-        expect(e).toBeInstanceOf(ConfigError);
-        return (e as ConfigError).issues;
-      }
-      throw new Error('expected a ConfigError');
-    };
+    const issues = (o: unknown) => issuesOf(() => adaptiveLimiter(o as never));
     expect(issues({ reserve: { sheddable: 1.5 } })).toEqual([{ path: 'reserve.sheddable', message: 'expected a number in [0, 1)' }]);
     expect(issues({ reserve: { default: 0.3, sheddable: 0.1 } })).toEqual([{ path: 'reserve.sheddable', message: 'must be >= default: sheddable calls are shed first' }]);
     expect(issues({ partitions: { live: 0.9, batch: 0.2 } })).toEqual([{ path: 'partitions', message: 'the shares must add up to at most 1' }]);

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveLimiter, ConfigError } from '../../../api/index.js';
+import { adaptiveLimiter } from '../../../api/index.js';
 import { checkOptions } from '../../../lib/options.js';
 import { adaptiveLimiterOptions, limitAlgorithm, limitProblems } from '../../../policies/adaptive-limiter/options.js';
 import { issuesOf } from '../../helpers/config-issues.js';
 
 describe('adaptiveLimiter options', () => {
-  const issues = (o: unknown) => {
-    try {
-      adaptiveLimiter(o as never);
-    } catch (e) {
-      expect(e).toBeInstanceOf(ConfigError);
-      return (e as ConfigError).issues;
-    }
-    throw new Error('expected a ConfigError');
-  };
+  const issues = (o: unknown) => issuesOf(() => adaptiveLimiter(o as never));
 
   it('names the option and the rule it breaks', () => {
     expect(issues({ initialLimit: 0 })).toEqual([{ path: 'initialLimit', message: 'expected an integer >= 1' }]);
