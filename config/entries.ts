@@ -13,12 +13,11 @@ import { maxAtLeastInitial, type Backoff, type BackoffFunction } from '../polici
 import type { RetryBudget } from '../policies/retry/budget.js';
 import { ExponentialShape, SloBudgetOptionsSchema, TokenBudgetOptionsSchema } from '../policies/retry/schema.js';
 import { TimeoutOptionsSchema } from '../policies/timeout/schema.js';
-import { intAtLeast, nameSchema, nonNegativeMs, positiveMs, ratio } from '../lib/schemas.js';
+import { intAtLeast, nameSchema, nonNegativeMs, onceValid, positiveMs, ratio } from '../lib/schemas.js';
 
 export const handlerName = z.string().min(1, { message: 'expected a handler name' });
 
-/** Runs a cross-field rule only on fields that passed their own checks, so one mistake is not reported twice. */
-export const onceValid = { when: (payload: z.core.ParsePayload): boolean => payload.issues.length === 0 };
+export { onceValid };
 
 /**
  * Re-reports on `ctx`, under `prefix`, what `schema` finds wrong with
@@ -70,20 +69,20 @@ const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObj
   v
     .omit({ clock: true, handle: true, handleResult: true } as never)
     .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}) })
-    .superRefine(checkMachine),
+    .superRefine(checkMachine, onceValid),
 ) as unknown as [ZodStrictObject, ...ZodStrictObject[]];
 
 /** How each policy `type` of a config is validated and built. */
 export const entrySchemas = {
-  sreBreaker: sreData.extend({ type: z.literal('sreBreaker') }).superRefine(checkSre),
-  adaptiveBreaker: adaptiveData.extend({ type: z.literal('adaptiveBreaker') }).superRefine(checkAdaptive),
+  sreBreaker: sreData.extend({ type: z.literal('sreBreaker') }).superRefine(checkSre, onceValid),
+  adaptiveBreaker: adaptiveData.extend({ type: z.literal('adaptiveBreaker') }).superRefine(checkAdaptive, onceValid),
   circuitBreaker: z.discriminatedUnion(
     'strategy',
     (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
       v
         .omit({ clock: true, handle: true, handleResult: true } as never)
         .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker') })
-        .superRefine(checkMachine),
+        .superRefine(checkMachine, onceValid),
     ) as unknown as [ZodStrictObject, ...ZodStrictObject[]],
   ),
   keyedBreaker: z
@@ -97,8 +96,8 @@ export const entrySchemas = {
       defaults: z
         .union([
           z.discriminatedUnion('strategy', cbData),
-          sreData.extend({ family: z.literal('sre') }).superRefine(checkSre),
-          adaptiveData.extend({ family: z.literal('adaptive').optional() }).superRefine(checkAdaptive),
+          sreData.extend({ family: z.literal('sre') }).superRefine(checkSre, onceValid),
+          adaptiveData.extend({ family: z.literal('adaptive').optional() }).superRefine(checkAdaptive, onceValid),
         ])
         .optional(),
       idleMs: positiveMs.optional(),

@@ -392,7 +392,7 @@ export function refined<T>(rule: Rule<T>, ...refinements: Refinement<T>[]): Rule
     const start = found.list.length;
     const out = rule(value, path, found);
     for (const refine of refinements) {
-      if (found.fatalSince(start)) break;
+      if (onceValid.has(refine) ? found.list.length > start : found.fatalSince(start)) continue;
       refine(out, (message, at = []) => found.add([...path, ...at], message, false));
     }
     return out;

@@ -42,6 +42,13 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, pol
   throw new ConfigError(policy, toConfigIssues(result.error));
 }
 
+/**
+ * Runs a cross-field rule only on fields that passed their own checks, so one
+ * mistake is not reported twice (`superRefine(rule, onceValid)`; the plain
+ * rules' `whenValid`).
+ */
+export const onceValid = { when: (payload: z.core.ParsePayload): boolean => payload.issues.length === 0 };
+
 /** A {@link Clock}: an object with `now`, `setTimeout` and `clearTimeout`. */
 export const clockSchema = z.custom<Clock>(isClock, { message: 'expected a Clock (now, setTimeout, clearTimeout)' });
 

@@ -16,6 +16,7 @@ import {
   random,
   withDefault,
   type RuleOutput,
+  whenValid,
 } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
@@ -181,9 +182,9 @@ export const adaptiveBreakerOptions = object(
     clock: optional(clock),
     random: optional(random),
   },
-  (o, add) => {
+  whenValid((o, add) => {
     for (const p of [...bucketProblems(o), ...snapshotGridProblems(o)]) add(p.message, p.path);
-  },
+  }),
 );
 
 /** {@link AdaptiveBreakerOptions} with defaults applied. */

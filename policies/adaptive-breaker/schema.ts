@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AdaptiveBreakerSnapshot } from './options.js';
 import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/schema.js';
-import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/schemas.js';
+import { clockSchema, nameSchema, nonNegativeMs, onceValid, positiveMs, randomSchema } from '../../lib/schemas.js';
 
 /** The zod schema of `AdaptiveBreakerSnapshot`. */
 export const AdaptiveBreakerSnapshotSchema = z
@@ -70,5 +70,5 @@ export function checkAdaptive(o: { windowMs: number; buckets: number; initialSta
 }
 
 /** The zod schema of `adaptiveBreaker`'s options: `AdaptiveBreakerShape` with its cross-field rules. */
-export const AdaptiveBreakerOptionsSchema = AdaptiveBreakerShape.superRefine(checkAdaptive);
+export const AdaptiveBreakerOptionsSchema = AdaptiveBreakerShape.superRefine(checkAdaptive, onceValid);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { clockSchema, fnSchema, intAtLeast, nameSchema, partitionsSchema, positiveMs, ratio, reserveSchema } from '../../lib/schemas.js';
+import { clockSchema, fnSchema, intAtLeast, nameSchema, onceValid, partitionsSchema, positiveMs, ratio, reserveSchema } from '../../lib/schemas.js';
 import { limitProblems } from './options.js';
 
 const finiteAtLeast = (min: number) =>
@@ -71,9 +71,6 @@ export const AdaptiveLimiterShape = z
     clock: clockSchema.optional(),
   })
   .strict();
-
-/** Runs a cross-field rule only on fields that passed their own checks, so one mistake is not reported twice. */
-const onceValid = { when: (payload: z.core.ParsePayload): boolean => payload.issues.length === 0 };
 
 /** The cross-field rules of `AdaptiveLimiterShape`: the limits are ordered, the window bounds too. */
 export function checkLimits(

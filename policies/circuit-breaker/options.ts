@@ -24,6 +24,7 @@ import {
   type PathPart,
   type Rule,
   type RuleOutput,
+  whenValid,
 } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
@@ -305,9 +306,9 @@ const strategyOptions = refined(
     }),
     custom: object({ strategy: oneOf(['custom']), readyToTrip: fn<(stats: CircuitBreakerStats) => boolean>(), ...common }),
   }),
-  (o, add) => {
+  whenValid((o, add) => {
     for (const p of [...bucketProblems(o), ...snapshotGridProblems(o)]) add(p.message, p.path);
-  },
+  }),
 );
 
 /** {@link CircuitBreakerOptions} with defaults applied, the trip rule under `strategy` (as config data has it). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/schema.js';
 import type { CircuitBreakerStats } from './options.js';
-import { clockSchema, fnSchema, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
+import { clockSchema, fnSchema, nameSchema, nonNegativeMs, onceValid, positiveMs } from '../../lib/schemas.js';
 
 /** The zod schema of `CircuitBreakerSnapshot`. */
 export const CircuitBreakerSnapshotSchema = z
@@ -158,4 +158,4 @@ export const CircuitBreakerOptionsSchema = z
   .superRefine((o, ctx) => {
     checkBuckets(o, ctx);
     checkSnapshotGrid(o, ctx);
-  });
+  }, onceValid);

@@ -14,6 +14,7 @@ import {
   random,
   withDefault,
   type RuleOutput,
+  whenValid,
 } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, finite, handleResultRule, handleRule, intRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
@@ -137,9 +138,9 @@ export const sreBreakerOptions = object(
     clock: optional(clock),
     random: optional(random),
   },
-  (o, add) => {
+  whenValid((o, add) => {
     for (const p of sreProblems(o)) add(p.message, p.path);
-  },
+  }),
 );
 
 /** {@link SreBreakerOptions} with defaults applied. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { finite, handleResultSchema, handleSchema, intSchema, windowSnapshotSchema } from '../breaker/schema.js';
 import { sreProblems, type SreBreakerSnapshot } from './options.js';
-import { clockSchema, nameSchema, nonNegativeMs, positiveMs, randomSchema } from '../../lib/schemas.js';
+import { clockSchema, nameSchema, nonNegativeMs, onceValid, positiveMs, randomSchema } from '../../lib/schemas.js';
 
 /** The zod schema of `SreBreakerSnapshot`. */
 export const SreBreakerSnapshotSchema = z
@@ -81,4 +81,4 @@ export function checkSre(o: { windowMs: number; buckets: number; k: number; minK
 }
 
 /** The zod schema of the options of `sreBreaker`, for `fromConfig` and the JSON Schema. */
-export const SreBreakerOptionsSchema = SreBreakerShape.superRefine(checkSre);
+export const SreBreakerOptionsSchema = SreBreakerShape.superRefine(checkSre, onceValid);

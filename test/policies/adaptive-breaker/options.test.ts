@@ -63,6 +63,11 @@ describe('adaptiveBreakerOptions', () => {
     expect(one({ rampFactor: 'x' })).toEqual([{ path: 'rampFactor', message: 'expected a finite number > 1' }]);
   });
 
+  it('one mistake, one report: the grid rule runs only on options that passed their own rules', () => {
+    expect(issuesOf(() => check({ buckets: 0 }))).toEqual([{ path: 'buckets', message: 'expected an integer >= 1' }]);
+    expect(issuesOf(() => check({ windowMs: 0 }))).toEqual([{ path: 'windowMs', message: 'expected a number greater than 0' }]);
+  });
+
   it('buckets must divide windowMs, and a snapshot must have the grid', () => {
     expect(issuesOf(() => check({ buckets: 3 }))).toEqual([{ path: 'buckets', message: 'must divide windowMs (2000) into whole milliseconds' }]);
     const other = adaptiveBreaker({ windowMs: 1_000, buckets: 10, clock: new TestClock(T0) }).snapshot();

@@ -20,6 +20,13 @@ const RULES: Record<string, Record<string, unknown>> = {
 };
 
 describe('circuitBreakerOptions', () => {
+  it('one mistake, one report: the grid rule runs only on options that passed their own rules', () => {
+    expect(issuesOf(() => check({ trip: 'errorRatio', buckets: 0 }))).toEqual([{ path: 'buckets', message: 'expected an integer >= 1' }]);
+    expect(issuesOf(() => check({ trip: 'errorRatio', windowMs: 1_000, buckets: 3 }))).toEqual([
+      { path: 'buckets', message: 'must divide windowMs (1000) into whole milliseconds' },
+    ]);
+  });
+
   it('resolves trip and its deprecated name strategy to the same options, for every trip rule', () => {
     for (const [rule, rest] of Object.entries(RULES)) {
       const byTrip = check({ trip: rule, ...rest });
