@@ -6,6 +6,7 @@
  * Imported as `breakwater/sla`.
  * @packageDocumentation
  */
+import { riskScore } from './risk.js';
 
 /**
  * One part of a combined architecture as the published availability formula
@@ -415,7 +416,7 @@ export const DYNAMIC_RISK_THRESHOLD = 0.5;
 export function dynamicRiskScore(signals: DynamicThresholdSignals, weights: DynamicThresholdWeights | CircuitBreakerThresholdWeights = DYNAMIC_THRESHOLD_WEIGHTS): number {
   if (!(signals.baseRps > 0)) throw new RangeError(`baseRps must be > 0, got ${signals.baseRps}`);
   const wError = 'error' in weights ? weights.error : weights.errorRate;
-  return weighted(weights.rps, wError, weights.probe, signals.rps, signals.baseRps, signals.errorRate, signals.probeSuccessRate);
+  return riskScore(weights.rps, wError, weights.probe, signals.rps, signals.baseRps, signals.errorRate, signals.probeSuccessRate);
 }
 
 /** Options of {@link dynamicTrips}. */
@@ -479,15 +480,9 @@ export function dynamicThreshold(
 ): number {
   if (typeof second === 'number') {
     const w = first as CircuitBreakerThresholdWeights;
-    return weighted(w.rps, w.errorRate, w.probe, second, baseRps!, errorRate!, probeSuccessRate!);
+    return riskScore(w.rps, w.errorRate, w.probe, second, baseRps!, errorRate!, probeSuccessRate!);
   }
   return dynamicRiskScore(first as DynamicThresholdSignals, second);
-}
-
-/** The formula itself, written once: every form of the risk score and the breaker compute it here. */
-function weighted(wRps: number, wError: number, wProbe: number, rps: number, baseRps: number, errorRate: number, probeSuccessRate: number): number {
-  const load = Math.min(1, Math.max(0, rps) / baseRps);
-  return wRps * load + wError * errorRate + wProbe * (1 - probeSuccessRate);
 }
 
 /** Thresholds of the degradation decision tree ({@link degradeDecision}). */

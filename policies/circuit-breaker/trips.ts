@@ -1,5 +1,6 @@
 import { judge } from '../../lib/judge.js';
-import { dynamicRiskScore, dynamicThreshold } from '../../lib/sla.js';
+import { riskScore } from '../../lib/risk.js';
+import { dynamicThreshold } from '../../lib/sla.js';
 import type { CircuitBreakerStats, ResolvedCircuitBreakerOptions } from './options.js';
 
 /** Sentinel's `Float64Equals` tolerance for ratio thresholds. */
@@ -47,7 +48,7 @@ export function tripFigure(
       const errorRate = failures / total;
       const rps = (total * 1000) / o.windowMs;
       // A risk score against a fixed threshold: load and failed probes make the breaker less tolerant.
-      const score = dynamicRiskScore({ rps, baseRps: o.baseRps, errorRate, probeSuccessRate }, o.weights);
+      const score = riskScore(o.weights.rps, o.weights.errorRate, o.weights.probe, rps, o.baseRps, errorRate, probeSuccessRate);
       return meets(score, o.threshold) ? score : NaN;
     }
     case 'custom':
