@@ -17,7 +17,6 @@ import { intAtLeast, nameSchema, nonNegativeMs, onceValid, positiveMs, ratio } f
 
 export const handlerName = z.string().min(1, { message: 'expected a handler name' });
 
-export { onceValid };
 
 /**
  * Re-reports on `ctx`, under `prefix`, what `schema` finds wrong with

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkAs, onceValid, PolicyConfigSchema } from '../entries.js';
+import { onceValid } from '../../lib/schemas.js';
+import { checkAs, PolicyConfigSchema } from '../entries.js';
 import { expand } from './expand.js';
 import { strategyShapes, type StrategyConfig } from './shapes.js';
 

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { BulkheadOptionsSchema } from '../../policies/bulkhead/schema.js';
 import { AdaptiveLimiterShape } from '../../policies/adaptive-limiter/schema.js';
 import { RateAlgorithmConfigSchema } from '../../policies/rate-limiter/schema.js';
-import { adaptiveData, BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, onceValid, PolicyConfigSchema } from '../entries.js';
-import { intAtLeast, nameSchema, nonNegativeMs, positiveMs } from '../../lib/schemas.js';
+import { adaptiveData, BackoffConfigSchema, BudgetConfigSchema, checkAs, entrySchemas, handlerName, PolicyConfigSchema } from '../entries.js';
+import { intAtLeast, nameSchema, nonNegativeMs, onceValid, positiveMs } from '../../lib/schemas.js';
 import { DecisionTreeOptionsSchema } from '../../policies/degrade/schema.js';
 
 /** Tuning of a state-machine breaker inside a strategy (the strategy fixes `strategy`). */
