@@ -1,30 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importGraph } from '../helpers/imports.js';
 
 // The `breakwater/config` entry of the built package (run `npm run build` first; `npm test` does): only it loads
 // zod, and the classes it shares with the root are the root's own, in the ESM and the CommonJS builds alike.
 const root = resolve(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
 
-/** The bare specifiers the ES modules reachable from `entry` import statically (relative imports followed). */
+/** The packages the ES modules reachable from `entry` import (relative imports followed). */
 function bareImports(entry: string): string[] {
-  const seen = new Set<string>();
-  const bare = new Set<string>();
-  const queue = [join(root, entry)];
-  while (queue.length > 0) {
-    const file = queue.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/\b(?:import|export)\s*(?:[\w*{}\s,$]*?\s*from\s*)?["']([^"']+)["']/g)) {
-      const spec = m[1]!;
-      if (spec.startsWith('.')) queue.push(resolve(dirname(file), spec));
-      else bare.add(spec);
-    }
-  }
-  return [...bare].sort();
+  return [...new Set([...importGraph(join(root, entry)).values()].flat())].sort();
 }
 
 /** Runs `code` in a fresh Node process in the package root; returns its standard output. */

@@ -5,30 +5,14 @@
  * schemas live in each policy's schema.ts, which only the config layer and
  * the schema tests import.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importGraph } from '../helpers/imports.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const specifier = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\('([^']+)'\)/g;
-
-/** Every module reachable from `entry` by relative imports (type-only ones included), with the packages each imports. */
-function graph(entry: string): Map<string, string[]> {
-  const seen = new Map<string, string[]>();
-  const todo = [resolve(root, entry)];
-  while (todo.length > 0) {
-    const file = todo.pop()!;
-    if (seen.has(file)) continue;
-    const packages: string[] = [];
-    seen.set(file, packages);
-    for (const m of readFileSync(file, 'utf8').matchAll(specifier)) {
-      const spec = m[1] ?? m[2]!;
-      if (spec.startsWith('.')) todo.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
-      else packages.push(spec);
-    }
-  }
-  return seen;
-}
+/** Every module reachable from `entry` (a source path) by relative imports, type-only ones included, with the packages each imports. */
+const graph = (entry: string) => importGraph(resolve(root, entry), (path) => path.replace(/\.js$/, '.ts'));
 
 const entries = [
   'lib/options.ts',
