@@ -56,6 +56,15 @@ export const PrometheusOptionsSchema = z
      * @defaultValue false
      */
     perKey: z.boolean().default(false),
+    /**
+     * Exemplar labels for each duration observation, read when the call settles (`traceExemplar` from
+     * `breakwater/otel` gives the active span's `{ trace_id, span_id }`); `undefined` records none. Needs a registry
+     * with the OpenMetrics content type, the only format that carries exemplars.
+     * @defaultValue none
+     */
+    exemplars: z
+      .custom<() => Record<string, string> | undefined>((v) => typeof v === 'function', { message: 'expected a function returning exemplar labels' })
+      .optional(),
   })
   .strict();
 
