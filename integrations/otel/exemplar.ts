@@ -9,10 +9,10 @@ import { isSpanContextValid, trace, TraceFlags } from '@opentelemetry/api';
  *
  * @example
  * ```ts
- * import { Registry } from 'prom-client';
+ * import { Registry, type OpenMetricsContentType } from 'prom-client';
  * import { registerMetrics } from 'breakwater/prometheus';
  * import { traceExemplar } from 'breakwater/otel';
- * const registry = new Registry();
+ * const registry = new Registry<OpenMetricsContentType>();
  * registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
  * registerMetrics(payments, { registry, exemplars: traceExemplar });
  * ```

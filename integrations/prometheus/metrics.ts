@@ -55,9 +55,9 @@ interface Observe {
  */
 export function registerMetrics(target: Observed, options: PrometheusOptions = {}): WatchHandle {
   const o = parseOptions(PrometheusOptionsSchema, options, 'prometheus');
-  const registry: Registry = o.registry ?? globalRegistry;
+  const registry = (o.registry ?? globalRegistry) as Registry;
   const exemplars = o.exemplars;
-  if (exemplars !== undefined && (registry.contentType as string) !== Registry.OPENMETRICS_CONTENT_TYPE) {
+  if (exemplars !== undefined && (o.registry?.contentType ?? globalRegistry.contentType) !== Registry.OPENMETRICS_CONTENT_TYPE) {
     throw new ConfigError('prometheus', [
       { path: 'exemplars', message: 'expected a registry with the OpenMetrics content type (registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE)): only OpenMetrics carries exemplars' },
     ]);

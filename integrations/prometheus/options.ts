@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { bucketsSchema } from '../shared/options.js';
-import type { Registry } from 'prom-client';
+import type { Registry, RegistryContentType } from 'prom-client';
 
 const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const labelName = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -14,7 +14,7 @@ export const PrometheusOptionsSchema = z
      * @defaultValue prom-client's global `register`
      */
     registry: z
-      .custom<Registry>((v) => typeof v === 'object' && v !== null && typeof (v as Registry).getSingleMetric === 'function', {
+      .custom<Registry<RegistryContentType>>((v) => typeof v === 'object' && v !== null && typeof (v as Registry).getSingleMetric === 'function', {
         message: 'expected a prom-client Registry',
       })
       .optional(),

@@ -1,12 +1,12 @@
-import { Registry } from 'prom-client';
+import { Registry, type OpenMetricsContentType } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { policy } from '../../../api/builder.js';
 import { ConfigError } from '../../../lib/errors.js';
 import { TestClock } from '../../../lib/testing.js';
 import { registerMetrics } from '../../../integrations/prometheus/index.js';
 
-function openMetricsRegistry(): Registry {
-  const registry = new Registry();
+function openMetricsRegistry(): Registry<OpenMetricsContentType> {
+  const registry = new Registry<OpenMetricsContentType>();
   registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
   return registry;
 }
