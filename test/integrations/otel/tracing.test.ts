@@ -10,7 +10,7 @@ import { circuitBreaker } from '../../../policies/circuit-breaker/index.js';
 import { rateLimiter, tokenBucket } from '../../../policies/rate-limiter/index.js';
 import { bulkhead } from '../../../policies/bulkhead/index.js';
 import { keyedBreaker } from '../../../policies/breaker-registry/index.js';
-import { registerOtelTracing, SPAN_EVENTS, traceExemplar } from '../../../integrations/otel/index.js';
+import { registerOtelTracing, SPAN_EVENTS } from '../../../integrations/otel/index.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -196,20 +196,5 @@ describe('registerOtelTracing', () => {
     expect(() => registerOtelTracing(p, { attributes: { 'breakwater.policy.name': 'x' } })).toThrow(/attributes/);
     expect(() => registerOtelTracing(p, { outcomes: 'yes' } as never)).toThrow(/outcomes/);
     expect(() => registerOtelTracing(p, { sampled: true } as never)).toThrow(/sampled/);
-  });
-});
-
-describe('traceExemplar', () => {
-  it('gives the active sampled span’s trace_id and span_id, and undefined otherwise', async () => {
-    expect(traceExemplar()).toBeUndefined();
-    await tracer.startActiveSpan('request', async (span) => {
-      const c = span.spanContext();
-      expect(traceExemplar()).toEqual({ trace_id: c.traceId, span_id: c.spanId });
-      span.end();
-    });
-    await silent.startActiveSpan('unsampled', async (span) => {
-      expect(traceExemplar()).toBeUndefined();
-      span.end();
-    });
   });
 });
