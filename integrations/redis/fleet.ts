@@ -6,33 +6,10 @@ import { boundedStoreCall } from '../../lib/store-call.js';
 import type { BreakerPolicy, IsolationHandle } from '../../policies/breaker/breaker.js';
 import type { BreakerState } from '../../policies/breaker/events.js';
 import { fleetOptions, needed, type RedisFleetOptions, type ResolvedFleetOptions } from './fleet-options.js';
-import { isRedisClient, LuaScript, type RedisClient } from './script.js';
+import { exchangeScript, leaveScript, readSummaries, writeSummary, type Summary } from './fleet-script.js';
+import { isRedisClient, type RedisClient } from './script.js';
 
 export { RedisFleetOptionsSchema, type RedisFleetOptions } from './fleet-options.js';
-
-// KEYS[1]: the fleet's hash, instance id → "written|seq|sick|fleetOpen|state", `written` by Redis's clock (TIME).
-// ARGV: this instance's id, its summary "seq|sick|fleetOpen|state", staleMs, the hash's TTL (ms).
-// Writes this instance's summary, drops every summary older than staleMs, and replies with the rest as
-// id, "age|seq|sick|fleetOpen|state" pairs: one round trip, atomic.
-const exchangeScript = new LuaScript(`local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local stale = tonumber(ARGV[3])
-redis.call('HSET', KEYS[1], ARGV[1], string.format('%.0f', now) .. '|' .. ARGV[2])
-local all = redis.call('HGETALL', KEYS[1])
-local out = {}
-for i = 1, #all, 2 do
-  local bar = string.find(all[i + 1], '|', 1, true)
-  local at = bar and tonumber(string.sub(all[i + 1], 1, bar - 1))
-  if at == nil or now - at > stale then
-    redis.call('HDEL', KEYS[1], all[i])
-  else
-    table.insert(out, all[i])
-    table.insert(out, string.format('%.0f', math.max(0, now - at)) .. string.sub(all[i + 1], bar))
-  end
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return out`);
-const leaveScript = new LuaScript(`return redis.call('HDEL', KEYS[1], ARGV[1])`);
 
 /** One instance's last summary, as this instance holds it. */
 export interface FleetMember {
@@ -75,13 +52,9 @@ export type FleetEvent =
   /** An exchange succeeded again after failures. */
   | { readonly type: 'exchangeRestored'; readonly key: string; readonly instance: string };
 
-interface Held {
-  seq: string;
-  /** This instance's clock time at which the summary was written (its age at the read, subtracted). */
+/** A summary as this instance holds it: `writtenAt` is its clock time at which the summary was written (its age at the read, subtracted). */
+interface Held extends Summary {
   writtenAt: number;
-  sick: boolean;
-  fleetOpen: boolean;
-  state: BreakerState;
 }
 
 /** True for what the fleet needs of a breaker (checked by shape: two copies of breakwater may meet here). */
@@ -117,6 +90,8 @@ export class RedisFleet {
   private chain: Promise<unknown> = Promise.resolve();
   private inFlight = false;
   private seq = 0;
+  /** Sets this handle's summaries apart from those of an earlier handle with the same `instanceId`. */
+  private readonly nonce = randomUUID().slice(0, 8);
   /** The breaker was open or half-open, by its own rules, since the last summary written. */
   private sickSince = false;
   private isolation: IsolationHandle | undefined;
@@ -211,14 +186,13 @@ export class RedisFleet {
     const open = this.isolation !== undefined;
     // Held open by the fleet, the breaker's state is not its own: no evidence either way.
     const sick = !open && (this.sickSince || this.breaker.state !== 'closed');
-    const seq = String(++this.seq);
-    const summary = `${seq}|${sick ? 1 : 0}|${open ? 1 : 0}|${open ? 'open' : this.breaker.state}`;
+    const summary = writeSummary({ seq: `${this.nonce}.${++this.seq}`, sick, fleetOpen: open, state: open ? 'open' : this.breaker.state });
     try {
       const reply = await boundedStoreCall(this.clock, this.o.commandTimeoutMs, 'redisFleet', 'exchange', () =>
         exchangeScript.run(this.redis, [this.redisKey], [this.instanceId, summary, Math.ceil(this.o.staleMs), Math.ceil(this.o.staleMs)]),
       );
       if (!open) this.sickSince = false;
-      this.merge(reply as string[]);
+      this.merge(reply);
       this.connected = true;
       if (this.failing) {
         this.failing = false;
@@ -238,19 +212,16 @@ export class RedisFleet {
   }
 
   /** Takes the summaries of a successful read; an instance missing from it has left (or Redis lost the hash). */
-  private merge(reply: string[]): void {
+  private merge(reply: unknown): void {
     const now = this.clock.now();
-    const seen = new Set<string>();
-    for (let i = 0; i + 1 < reply.length; i += 2) {
-      const id = String(reply[i]);
-      const [age, seq, sick, fleetOpen, state] = String(reply[i + 1]).split('|');
-      seen.add(id);
+    const read = readSummaries(reply);
+    for (const [id, r] of read) {
       const prior = this.held.get(id);
       // The same summary read again keeps its first estimate: from then on this instance's clock ages it.
-      const writtenAt = prior !== undefined && prior.seq === seq ? prior.writtenAt : now - Number(age);
-      this.held.set(id, { seq: seq!, writtenAt, sick: sick === '1', fleetOpen: fleetOpen === '1', state: state as BreakerState });
+      const writtenAt = prior !== undefined && prior.seq === r.seq ? prior.writtenAt : now - r.ageMs;
+      this.held.set(id, { seq: r.seq, sick: r.sick, fleetOpen: r.fleetOpen, state: r.state, writtenAt });
     }
-    for (const id of this.held.keys()) if (!seen.has(id)) this.held.delete(id);
+    for (const id of this.held.keys()) if (!read.has(id)) this.held.delete(id);
   }
 
   private decide(view: FleetView): void {

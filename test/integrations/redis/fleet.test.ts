@@ -140,6 +140,7 @@ describeRedis('redisFleet', () => {
   it('a quorum that is a share of the live instances: half of four, not one of four', async () => {
     const share = { quorum: { share: 0.5, atLeast: 1 } };
     const fleet = ['a', 'b', 'c', 'd'].map((id) => instance(id, stateMachine, share));
+    for (const i of fleet) await i.fleet.sync();
     await sicken(fleet[0]!);
     for (const i of fleet) await i.fleet.sync();
     for (const i of fleet) expect(i.fleet.view()).toMatchObject({ live: 4, sick: 1, needed: 2, open: false });
