@@ -94,6 +94,8 @@ export class RedisFleet {
   private readonly nonce = randomUUID().slice(0, 8);
   /** The breaker was open or half-open, by its own rules, since the last summary written. */
   private sickSince = false;
+  /** Counts the breaker's own turns to open or half-open: one during an exchange is kept for the next summary. */
+  private sickTurns = 0;
   private isolation: IsolationHandle | undefined;
   /** True while this fleet changes the breaker's state itself: those transitions are not the breaker's evidence. */
   private acting = false;
@@ -177,13 +179,16 @@ export class RedisFleet {
       if (state === 'closed') this.isolation = undefined;
       return;
     }
-    if (state !== 'closed') this.sickSince = true;
+    if (state === 'closed') return;
+    this.sickSince = true;
+    this.sickTurns++;
   }
 
   private async exchange(): Promise<FleetView> {
     if (this.disposed) return this.view();
     this.inFlight = true;
     const open = this.isolation !== undefined;
+    const turns = this.sickTurns;
     // Held open by the fleet, the breaker's state is not its own: no evidence either way.
     const sick = !open && (this.sickSince || this.breaker.state !== 'closed');
     const summary = writeSummary({ seq: `${this.nonce}.${++this.seq}`, sick, fleetOpen: open, state: open ? 'open' : this.breaker.state });
@@ -191,7 +196,7 @@ export class RedisFleet {
       const reply = await boundedStoreCall(this.clock, this.o.commandTimeoutMs, 'redisFleet', 'exchange', () =>
         exchangeScript.run(this.redis, [this.redisKey], [this.instanceId, summary, Math.ceil(this.o.staleMs), Math.ceil(this.o.staleMs)]),
       );
-      if (!open) this.sickSince = false;
+      if (!open && turns === this.sickTurns) this.sickSince = false;
       this.merge(reply);
       this.connected = true;
       if (this.failing) {

@@ -285,6 +285,26 @@ describeRedis('redisFleet', () => {
     }
   });
 
+  it('a breaker that opened and closed again while an exchange was on its way is reported sick by the next summary', async () => {
+    const a = instance('a', stateMachine);
+    const b = instance('b', stateMachine);
+    for (const i of [a, b]) await i.fleet.sync();
+    const pid = Number(/process_id:(\d+)/.exec(await db.redis.info('server'))![1]);
+    process.kill(pid, 'SIGSTOP');
+    let pending: Promise<unknown>;
+    try {
+      // the summary on its way says healthy; meanwhile the breaker trips and is reset
+      pending = a.fleet.sync();
+      await sicken(a);
+      a.breaker.reset();
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(await pending).toMatchObject({ connected: true, sick: 0 });
+    await a.fleet.sync();
+    expect((await b.fleet.sync()).members.find((m) => m.id === 'a')).toMatchObject({ sick: true, state: 'closed' });
+  });
+
   it('dispose leaves the fleet: the summary is removed and the breaker released', async () => {
     const a = instance('a', stateMachine);
     const b = instance('b', stateMachine);
