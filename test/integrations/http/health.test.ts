@@ -47,7 +47,7 @@ describe('healthHandler', () => {
     await p.execute(async () => Promise.reject(new Error('down'))).catch(() => undefined);
     const res = await fetch(await serve(healthHandler(p)));
     expect(res.status).toBe(200);
-    expect((await res.json()).status).toBe('degraded');
+    expect(((await res.json()) as { status: string }).status).toBe('degraded');
     expect(() => healthHandler(p, { degradedStatus: 99 })).toThrow(ConfigError);
     expect(() => healthHandler(p, { degradedStatus: 99 })).toThrow(/degradedStatus: expected an HTTP status from 200 to 599, got 99/);
     expect(() => healthHandler({} as never)).toThrow(/target: expected a breaker/);
