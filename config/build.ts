@@ -9,13 +9,13 @@ import { rateLimiter } from '../policies/rate-limiter/index.js';
 import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import type { BreakerControl } from '../policies/breaker/breaker.js';
-import { cache, type CacheStore } from '../policies/cache/index.js';
+import { cache, CachePolicy, type CacheStore } from '../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
 import { SreBreaker, sreBreaker } from '../policies/sre-breaker/index.js';
 import { adaptiveBreaker, AdaptiveBreakerPolicy } from '../policies/adaptive-breaker/index.js';
-import { chaos, type ChaosFault, type ChaosResult } from '../policies/chaos/index.js';
+import { chaos, ChaosPolicy, type ChaosFault, type ChaosResult } from '../policies/chaos/index.js';
 import { fallback, fallbackChain, type FallbackHandler } from '../policies/fallback/index.js';
-import { hedge, type HedgeOptions } from '../policies/hedge/index.js';
+import { hedge, HedgePolicy, type HedgeOptions } from '../policies/hedge/index.js';
 import { constant, exponential, linear, retry, RetryPolicy, sloBudget, tokenBudget, type Backoff, type RetryBudget } from '../policies/retry/index.js';
 import { isBackoff, type BackoffFunction } from '../policies/retry/backoff.js';
 import { isRetryBudget } from '../policies/retry/budget.js';
@@ -271,6 +271,30 @@ function reconfigureSettings(policy: Policy<unknown>, e: EntryConfig, r: Resolve
       if (!(policy instanceof DegradePolicy) || typeof e.when === 'string' || !(policy.decision instanceof DecisionTree)) return false;
       if (canonical(degradeShape(e)) !== canonical(degradeShape(previous))) return false;
       policy.decision.setThresholds(e.when.decisionTree ?? {});
+      return true;
+    }
+    case 'hedge': {
+      if (!(policy instanceof HedgePolicy) || e.name !== (previous as { name?: string }).name) return false;
+      const { name: _n, ...o } = hedgeOptions(e, r, path) as Parameters<typeof hedge>[0] & object;
+      policy.reconfigure(o);
+      return true;
+    }
+    case 'chaos': {
+      if (!(policy instanceof ChaosPolicy) || e.name !== (previous as { name?: string }).name) return false;
+      const { name: _n, ...o } = chaosOptions(e, r, path) as Parameters<typeof chaos>[0];
+      policy.reconfigure(o);
+      return true;
+    }
+    case 'cache': {
+      // The store holds the values: a reload that names another store builds a new cache.
+      const before = previous as { store?: unknown; name?: string };
+      if (!(policy instanceof CachePolicy) || e.store !== before.store || e.name !== before.name) return false;
+      const { type: _t, store: _s, name: _n, key, handleResult, ...o } = e;
+      policy.reconfigure({
+        ...o,
+        ...named('key', r.optionalFn<(ctx: ExecutionContext) => string | undefined>(key, `${path}.key`)),
+        ...named('handleResult', r.optionalFn<(result: unknown) => boolean>(handleResult, `${path}.handleResult`)),
+      });
       return true;
     }
     default:

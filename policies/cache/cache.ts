@@ -37,15 +37,13 @@ export interface StaleEntry<V> {
  * ```
  */
 export class CachePolicy extends PolicyBase {
-  /** Fresh time of a stored value. */
-  readonly ttlMs: number;
-  /** How long after `ttlMs` an expired value is still answered while it is refreshed. */
-  readonly staleWhileRevalidateMs: number;
+  private ttl: number;
+  private swr: number;
   /** Where values are kept. */
   readonly store: CacheStore;
-  private readonly retainMs: number;
-  private readonly key: ((ctx: ExecutionContext) => string | undefined) | undefined;
-  private readonly handleResult: ((result: unknown) => boolean) | undefined;
+  private retainMs: number;
+  private key: ((ctx: ExecutionContext) => string | undefined) | undefined;
+  private handleResult: ((result: unknown) => boolean) | undefined;
   private readonly flights = new Map<string, Flight<unknown>>();
   private readonly refreshing = new Set<string>();
   /** What a flight reads and calls of this cache; only the flights hold it. */
@@ -54,8 +52,8 @@ export class CachePolicy extends PolicyBase {
   constructor(options: CacheOptions) {
     const o = checkOptions(cacheOptions, options, 'cache');
     super(o.name, o.clock ?? systemClock);
-    this.ttlMs = o.ttlMs;
-    this.staleWhileRevalidateMs = o.staleWhileRevalidateMs;
+    this.ttl = o.ttlMs;
+    this.swr = o.staleWhileRevalidateMs;
     this.retainMs = o.retainMs;
     this.store = o.store ?? memoryCacheStore({ clock: this.clock });
     this.key = o.key;
@@ -71,6 +69,31 @@ export class CachePolicy extends PolicyBase {
       listening: () => this.events.observed,
       settled: (start, failed, error, scope) => this.settled(start, failed, error, scope),
     };
+  }
+
+  /** Fresh time of a stored value. */
+  get ttlMs(): number {
+    return this.ttl;
+  }
+
+  /** How long after `ttlMs` an expired value is still answered while it is refreshed. */
+  get staleWhileRevalidateMs(): number {
+    return this.swr;
+  }
+
+  /**
+   * Hot reload: new `ttlMs`, `staleWhileRevalidateMs`, `retainMs`, `key` and `handleResult` (omitted ones take their
+   * defaults, as at construction), keeping the store and what it holds: values stored from now on get the new
+   * times, values already stored keep the ones they were stored with. A bad option is a `ConfigError` and changes
+   * nothing.
+   */
+  reconfigure(options: Omit<CacheOptions, 'clock' | 'name' | 'store'>): void {
+    const o = checkOptions(cacheOptions, { ...options, name: this.name }, this.name);
+    this.ttl = o.ttlMs;
+    this.swr = o.staleWhileRevalidateMs;
+    this.retainMs = o.retainMs;
+    this.key = o.key;
+    this.handleResult = o.handleResult;
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {

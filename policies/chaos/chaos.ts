@@ -24,25 +24,44 @@ import { chaosOptions, type ChaosOptions, type ChaosResult } from './options.js'
  * ```
  */
 export class ChaosPolicy<T = never> extends PolicyBase<T> {
-  /** Share of calls injected. */
-  readonly injectionRate: number;
-  private readonly fault: unknown;
-  private readonly latency: number | ((ctx: ExecutionContext) => number) | undefined;
-  private readonly result: ChaosResult<T> | undefined;
-  private readonly when: ((ctx: ExecutionContext) => boolean) | undefined;
+  private rate: number;
+  private fault: unknown;
+  private latency: number | ((ctx: ExecutionContext) => number) | undefined;
+  private result: ChaosResult<T> | undefined;
+  private when: ((ctx: ExecutionContext) => boolean) | undefined;
   private on: boolean;
   private readonly random: () => number;
 
   constructor(options: ChaosOptions<T>) {
     const o = checkOptions(chaosOptions, options, 'chaos');
     super(o.name, o.clock ?? systemClock);
-    this.injectionRate = o.injectionRate;
+    this.rate = o.injectionRate;
     this.fault = o.fault;
     this.latency = o.latency;
     this.result = o.result as ChaosResult<T> | undefined;
     this.on = typeof o.enabled === 'boolean' ? o.enabled : true;
     this.when = typeof o.enabled === 'function' ? o.enabled : undefined;
     this.random = o.random ?? Math.random;
+  }
+
+  /** Share of calls injected. */
+  get injectionRate(): number {
+    return this.rate;
+  }
+
+  /**
+   * Hot reload: a new `injectionRate`, `fault`, `latency`, `result` and `enabled` from the next call (omitted ones
+   * take their defaults, as at construction; the result type stays the one the policy was made with). A bad option
+   * is a `ConfigError` and changes nothing.
+   */
+  reconfigure(options: Omit<ChaosOptions<T>, 'clock' | 'name' | 'random'>): void {
+    const o = checkOptions(chaosOptions, { ...options, name: this.name }, this.name);
+    this.rate = o.injectionRate;
+    this.fault = o.fault;
+    this.latency = o.latency;
+    this.result = o.result as ChaosResult<T> | undefined;
+    this.on = typeof o.enabled === 'boolean' ? o.enabled : true;
+    this.when = typeof o.enabled === 'function' ? o.enabled : undefined;
   }
 
   /** Turns injection on from the next call (an `enabled(ctx)` function is still asked). */
@@ -73,7 +92,7 @@ export class ChaosPolicy<T = never> extends PolicyBase<T> {
   }
 
   private injects(ctx: ExecutionContext): boolean {
-    if (!this.on || this.injectionRate === 0) return false;
+    if (!this.on || this.rate === 0) return false;
     if (this.when !== undefined) {
       try {
         if (!this.when(ctx)) return false;
@@ -81,7 +100,7 @@ export class ChaosPolicy<T = never> extends PolicyBase<T> {
         return false;
       }
     }
-    return this.random() < this.injectionRate;
+    return this.random() < this.rate;
   }
 
   private async inject<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {

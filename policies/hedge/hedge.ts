@@ -25,22 +25,19 @@ import { HedgeRun, type HedgeOwner } from './run.js';
  * ```
  */
 export class HedgePolicy extends PolicyBase {
-  /** Extra attempts at most. */
-  readonly maxHedged: number;
-  private readonly delayMs: number;
-  private readonly delay: HedgeDelay | undefined;
+  private delayMs: number;
+  private delay: HedgeDelay | undefined;
   /** What a hedged run reads and calls of this policy; only the runs hold it. */
   private readonly runs: HedgeOwner;
 
   constructor(options: HedgeOptions = {}) {
     const o = checkOptions(hedgeOptions, options, 'hedge');
     super(o.name, o.clock ?? systemClock);
-    this.maxHedged = o.maxHedged;
     this.delayMs = o.delayMs ?? 2_000;
     this.delay = o.delay;
     this.runs = {
       name: this.name,
-      maxHedged: this.maxHedged,
+      maxHedged: o.maxHedged,
       clock: this.clock,
       timer: deadlineTimerOf(this.clock),
       handle: o.handle,
@@ -50,6 +47,25 @@ export class HedgePolicy extends PolicyBase {
       won: (attempt) => this.won(attempt),
       settled: (start, won, thrown, outcome, scope) => this.settled(start, won, thrown, outcome, scope),
     };
+  }
+
+  /** Extra attempts at most. */
+  get maxHedged(): number {
+    return this.runs.maxHedged;
+  }
+
+  /**
+   * Hot reload: new `delayMs`, `delay`, `maxHedged`, `handle` and `handleResult` (omitted ones take their defaults,
+   * as at construction) for the calls that start after; calls in flight finish as they began. A bad option is a
+   * `ConfigError` and changes nothing.
+   */
+  reconfigure(options: Omit<HedgeOptions, 'clock' | 'name'>): void {
+    const o = checkOptions(hedgeOptions, { ...options, name: this.name }, this.name);
+    this.delayMs = o.delayMs ?? 2_000;
+    this.delay = o.delay;
+    this.runs.maxHedged = o.maxHedged;
+    this.runs.handle = o.handle;
+    this.runs.handleResult = o.handleResult;
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {

@@ -7,11 +7,12 @@ import type { Chain, ExecutionContext, Operation } from '../../lib/policy.js';
 /** What a hedged run needs of its policy: its tuning, its timer and where to report. */
 export interface HedgeOwner {
   readonly name: string;
-  readonly maxHedged: number;
+  /** Read when a call starts (a reload changes it for the calls after). */
+  maxHedged: number;
   readonly clock: Clock;
   readonly timer: DeadlineTimer;
-  readonly handle: ((error: unknown) => boolean) | undefined;
-  readonly handleResult: ((result: unknown) => boolean) | undefined;
+  handle: ((error: unknown) => boolean) | undefined;
+  handleResult: ((result: unknown) => boolean) | undefined;
   delayFor(n: number, ctx: ExecutionContext): number;
   hedged(attempt: number, delayMs: number): void;
   won(attempt: number): void;

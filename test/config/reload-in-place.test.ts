@@ -1,0 +1,90 @@
+import { BehaviorSubject } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { fromConfig } from '../../api/config.js';
+import { ConfigError } from '../../lib/errors.js';
+import { TestClock } from '../../lib/testing.js';
+import { CachePolicy } from '../../policies/cache/index.js';
+import { ChaosPolicy } from '../../policies/chaos/index.js';
+import { HedgePolicy } from '../../policies/hedge/index.js';
+import { chaos } from '../../policies/chaos/index.js';
+import { hedge } from '../../policies/hedge/index.js';
+import type { PolicyEvent } from '../../lib/events.js';
+
+describe('hot reload in place: hedge, chaos, cache', () => {
+  it('changes a hedge’s delay and maxHedged in place', async () => {
+    const clock = new TestClock();
+    const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'hedge', delayMs: 100, maxHedged: 1 }] });
+    const p = fromConfig(configs, {}, { clock });
+    const h = p.pipeline.policies[0] as HedgePolicy;
+    configs.next({ policies: [{ type: 'hedge', delayMs: 10, maxHedged: 2 }] });
+    expect(p.pipeline.policies[0]).toBe(h);
+    expect(h.maxHedged).toBe(2);
+    const started: number[] = [];
+    const call = p.execute(
+      (ctx) =>
+        new Promise<number>((resolve) => {
+          started.push(clock.now());
+          clock.setTimeout(() => resolve(ctx.attempt), 1_000);
+        }),
+    );
+    await clock.advance(1_000);
+    await call;
+    // the new delay: hedges at 10 and 20 ms, not 100
+    expect(started).toEqual([0, 10, 20]);
+  });
+
+  it('changes chaos rates in place', async () => {
+    const clock = new TestClock();
+    const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'chaos', injectionRate: 0, fault: 'boom' }] });
+    const p = fromConfig(configs, { boom: () => new Error('injected') }, { clock, random: () => 0.5 });
+    const c = p.pipeline.policies[0] as ChaosPolicy;
+    await expect(p.execute(async () => 'ok')).resolves.toBe('ok');
+    configs.next({ policies: [{ type: 'chaos', injectionRate: 1, fault: 'boom' }] });
+    expect(p.pipeline.policies[0]).toBe(c);
+    expect(c.injectionRate).toBe(1);
+    await expect(p.execute(async () => 'ok')).rejects.toThrow('injected');
+  });
+
+  it('changes a cache’s TTLs in place and keeps what it holds; another store builds a new cache', async () => {
+    const clock = new TestClock();
+    const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'cache', ttlMs: 1_000 }] });
+    const p = fromConfig(configs, {}, { clock });
+    const c = p.pipeline.policies[0] as CachePolicy;
+    let runs = 0;
+    const op = async () => ++runs;
+    expect(await p.execute(op, { key: 'k' })).toBe(1);
+    configs.next({ policies: [{ type: 'cache', ttlMs: 60_000 }] });
+    expect(p.pipeline.policies[0]).toBe(c);
+    expect(c.ttlMs).toBe(60_000);
+    // the value stored before the reload is still there, with its own TTL
+    expect(await p.execute(op, { key: 'k' })).toBe(1);
+    await clock.advance(1_001);
+    expect(await p.execute(op, { key: 'k' })).toBe(2);
+    // stored after the reload: fresh for 60 s
+    await clock.advance(30_000);
+    expect(await p.execute(op, { key: 'k' })).toBe(2);
+  });
+
+  it('a bad reload is refused and keeps the policy as it was', () => {
+    const clock = new TestClock();
+    const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'hedge', delayMs: 100 }] });
+    const p = fromConfig(configs, {}, { clock });
+    const rejected: PolicyEvent[] = [];
+    p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e));
+    const h = p.pipeline.policies[0] as HedgePolicy;
+    configs.next({ policies: [{ type: 'hedge', delayMs: -1 }] });
+    expect(rejected).toHaveLength(1);
+    expect(p.pipeline.policies[0]).toBe(h);
+  });
+});
+
+describe('reconfigure', () => {
+  it('refuses a bad option with a ConfigError and changes nothing', () => {
+    const h = hedge({ delayMs: 50, maxHedged: 2 });
+    expect(() => h.reconfigure({ maxHedged: 0 })).toThrow(ConfigError);
+    expect(h.maxHedged).toBe(2);
+    const c = chaos({ injectionRate: 0.2, fault: new Error('x') });
+    expect(() => c.reconfigure({ injectionRate: 2 })).toThrow(/injectionRate/);
+    expect(c.injectionRate).toBe(0.2);
+  });
+});
