@@ -27,8 +27,13 @@ export interface RtoCheck {
   readonly passes: boolean;
 }
 
+/** What the check reads of a cell: the measured recovery and, for a breaker row, the bound (s; null = ∞). */
+export interface RtoCell {
+  readonly figures: Pick<Figures, 'recoveryS'> & { readonly rto?: Pick<NonNullable<Figures['rto']>, 'rtoMaxS'> };
+}
+
 /** Checks `rtoMax` against the measured recovery over `cells` (any rows, scenarios and seeds; rows without a bound are skipped). */
-export function rtoCheck(cells: readonly { readonly figures: Figures }[]): RtoCheck {
+export function rtoCheck(cells: readonly RtoCell[]): RtoCheck {
   let n = 0;
   let holds = 0;
   const ratios: number[] = [];

@@ -4,7 +4,7 @@ import { CHARTS, htmlReport } from '../../lab/report.js';
 import { runLab } from '../../lab/run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const results = await runLab({ rows: ['baseline', 'standard'], scenarios: ['hardOutage', 'capacityDrop'], seed: 1, durationMs: 120_000 });
+const results = await runLab({ rows: ['baseline', 'standard'], scenarios: ['hardOutage', 'capacityDrop'], seeds: [1], durationMs: 120_000 });
 const html = await htmlReport(results);
 
 describe('the HTML report', () => {

@@ -12,6 +12,7 @@ const cell = (recoveryS: number | null, rtoMaxS: number | null | undefined): { f
     amplification: 1,
     peakInFlight: 1,
     recoveryS,
+    breakerOpenInFault: 0,
     ...(rtoMaxS === undefined
       ? {}
       : { rto: { rtoMaxS, state: 'open' as const, openElapsedMs: 0, backlog: 0, recoveryRate: 1, asPublishedS: null, errorLatencyMs: null } }),

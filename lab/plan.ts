@@ -1,0 +1,44 @@
+import { CLAIMS } from './claims.js';
+import { SCENARIO_NAMES, type ScenarioName } from './model.js';
+import type { Claim } from './predicates.js';
+import { ROW_NAMES, type RowName } from './rows.js';
+
+/** `npm start`'s default seeds: 1 to 3 (the published figures take 20). */
+export const START_SEEDS = 3;
+/**
+ * `npm start`'s default run length, ms: 120 s instead of 180 s. Every scenario but the errors one has its
+ * figures' window (the fault and 60 s after it) inside it, and a run's first 120 s are the same whatever its
+ * length; recovery is then found up to 55 s after the fault, and the errors scenario's window ends 30 s after it.
+ */
+export const START_DURATION_MS = 120_000;
+
+/** The scenario a row runs in when no claim names one (so every row is shown). */
+const FALLBACK_SCENARIO: ScenarioName = 'hardOutage';
+
+/**
+ * The runs `npm start` makes by default: each row in the scenarios its claims name, the row a claim is judged
+ * against there too, and a row no claim places in the hard outage. The published command runs every
+ * row in every scenario.
+ */
+export function startPlan(claims: readonly Claim[] = CLAIMS): Map<RowName, Set<ScenarioName>> {
+  const plan = new Map<RowName, Set<ScenarioName>>(ROW_NAMES.map((r) => [r, new Set<ScenarioName>()]));
+  for (const c of claims) {
+    if (c.needs !== undefined) continue;
+    for (const s of c.scenarios) {
+      plan.get(c.strategy)!.add(s);
+      if (c.relativeTo !== undefined) plan.get(c.relativeTo)!.add(s);
+    }
+  }
+  for (const scenarios of plan.values()) if (scenarios.size === 0) scenarios.add(FALLBACK_SCENARIO);
+  return plan;
+}
+
+/** What the default run leaves out, per row, for the screen: `naiveRetry: latency, errors, flapping`. */
+export function leftOut(plan: Map<RowName, Set<ScenarioName>>): string[] {
+  const out: string[] = [];
+  for (const [row, scenarios] of plan) {
+    const missing = SCENARIO_NAMES.filter((s) => !scenarios.has(s));
+    if (missing.length > 0) out.push(`${row}: ${missing.join(', ')}`);
+  }
+  return out;
+}
