@@ -7,6 +7,9 @@ import type { LabResults } from './run.js';
 import { seedFileOf, windowOf, type SeedFile } from './seeds.js';
 import { cells, HEAD, ruleText, rtoCells, verdictFigure, verdictText } from './table.js';
 import { rtoCheck, rtoCheckLine } from './rto-check.js';
+import { compactSvg, verdictGrid } from './verdicts.js';
+import { formatEstimate } from './summary.js';
+import { SCENARIOS } from './model.js';
 
 /** The charts of each scenario: which series, its title and axis. */
 export const CHARTS: readonly { key: keyof Series; title: string; axis: string }[] = [
@@ -50,10 +53,36 @@ export async function chartSvg(results: LabResults, scenario: string, key: keyof
   };
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
   try {
-    return await view.toSVG();
+    return compactSvg(await view.toSVG());
   } finally {
     view.finalize();
   }
+}
+
+const MARK = { pass: '✓', fail: '✗', borderline: '≈', untested: '·' } as const;
+
+/**
+ * The verdict grid, first in the report: strategy × scenario, each cell the claims judged there (✓ pass, ✗ fail,
+ * ≈ borderline) and the row's real success and C's load against the baseline's at the same seed (median
+ * difference over seeds, with its 95 % interval).
+ */
+export function verdictTable(perSeed: SeedFile, claims: readonly ClaimResult[]): string {
+  const grid = verdictGrid(perSeed, claims);
+  const head = perSeed.scenarios.map((s) => `<th>${esc(SCENARIOS[s].title)}</th>`).join('');
+  const out = [`<table id="verdicts"><thead><tr><th>strategy</th>${head}</tr></thead><tbody>`];
+  for (const [row, line] of grid) {
+    const tds = perSeed.scenarios.map((s) => {
+      const c = line.get(s)!;
+      const marks = c.claims.map((v) => `<span class="${v.verdict}" title="${esc(v.text)}">${MARK[v.verdict]} ${esc(v.id.slice(v.id.indexOf('.') + 1))}</span>`);
+      const real = c.realDelta === undefined ? '' : `real ${esc(formatEstimate('realSuccess', c.realDelta, perSeed.seeds.length, true))}`;
+      const load = c.loadDelta === undefined ? '' : `load ${esc(formatEstimate('amplification', c.loadDelta, perSeed.seeds.length, true))}`;
+      const body = [...marks, real, load].filter(Boolean).join('<br>');
+      return `<td>${body || '—'}</td>`;
+    });
+    out.push(`<tr><th>${esc(row)}</th>${tds.join('')}</tr>`);
+  }
+  out.push('</tbody></table>');
+  return out.join('\n');
 }
 
 /** The claims' pass/fail table: one line per claim, each scenario's figure with its interval. */
@@ -94,13 +123,16 @@ export async function htmlReport(results: LabResults, perSeed: SeedFile = seedFi
 body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
 table{border-collapse:collapse;margin:1em 0}th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}
 th:first-child,td:first-child{text-align:left}figure{margin:1em 0}small{color:#777;font-weight:normal}
-#claims td{text-align:left;vertical-align:top}.fail,.borderline{color:#b00020;font-weight:bold}.pass{color:#1b5e20}.untested{color:#777}
+#claims td,#verdicts td{text-align:left;vertical-align:top;font-size:12px}#verdicts th{text-align:left}.fail,.borderline{color:#b00020;font-weight:bold}.pass{color:#1b5e20}.untested{color:#777}
 </style></head><body>
 <h1>breakwater lab</h1>
 <p>A → B → C in virtual time, seeds ${results.seeds.join(', ')}, ${results.durationMs / 1_000} s per run; figures are medians over the seeds with their bootstrap 95 % interval, charts show seed ${results.seeds[0]}. A offers ${m.offeredPerSecond} requests/s (Poisson) and gives up after ${m.callerPatienceMs} ms;
 B allows ${m.inFlightLimit} calls in flight; C has ${m.workers} workers, ${m.serviceMeanMs} ms mean service time, a FIFO queue of ${m.queueLimit},
 and works on requests whose callers gave up. Figures over the fault and the ${m.afterFaultMs / 1_000} s after it; recovery: from the fault's end until
 99 % of requests over a 5 s window get a real answer (∞: not within the run). The shaded band is the fault.</p>
+<h2>Verdicts: strategy × scenario</h2>
+<p>Each cell: the strategy's claims judged in that scenario (✓ pass, ✗ fail, ≈ borderline: the interval crosses the bound; hover for the claim), then its real success and C's load against the baseline's at the same seed: the median difference over the seeds, with its 95 % interval (— where the baseline or the row did not run).</p>
+${verdictTable(perSeed, claims)}
 <h2>Claims</h2>
 ${claimsTable(claims)}
 <p id="rto-check">${esc(rtoCheckLine(rtoCheck(rtoCells(perSeed))))}</p>
