@@ -65,7 +65,7 @@ export function rtoCheck(cells: readonly RtoCell[]): RtoCheck {
 
 /** One line saying how `rtoMax` fared, for the terminal, the docs' table and the report. */
 export function rtoCheckLine(check: RtoCheck): string {
-  const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
   const median = check.medianOverestimate === null ? '—' : `${check.medianOverestimate.toFixed(2)}×`;
   const meanS = check.meanErrorS === null ? null : Math.round(check.meanErrorS * 10) / 10;
   const mean = meanS === null ? '—' : `${meanS >= 0 ? '+' : ''}${meanS.toFixed(1)} s`;
