@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm run test:lab-docs`: the docs' lab table against a fresh full lab run, left out of `npm test` for its length.
+// `npm run test:lab-docs`: the published lab figures against the docs, the claims and a rerun of one seed, left out of `npm test` for its length.
 export default defineConfig({
   test: {
-    include: ['test/lab/docs-table.test.ts'],
+    include: ['test/lab/published.test.ts'],
     testTimeout: 600_000,
   },
 });

@@ -2,11 +2,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { CLAIMS } from './claims.js';
+import { leftOut, START_DURATION_MS, START_SEEDS, startPlan } from './plan.js';
+import { judgeAll } from './predicates.js';
 import { MODEL, SCENARIO_NAMES, type ScenarioName } from './model.js';
 import { htmlReport } from './report.js';
 import { ROW_NAMES, type RowName } from './rows.js';
 import { DEFAULT_SEED, defaultWorkers, runLab, toJson } from './run.js';
-import { terminalTables } from './table.js';
+import { seedFileOf } from './seeds.js';
+import { terminalClaims, terminalTables } from './table.js';
 
 function listOf<T extends string>(all: readonly T[], what: string) {
   return (value: string): T[] => {
@@ -25,43 +29,68 @@ function int(min: number) {
 }
 
 const program = new Command('breakwater-lab')
-  .description('Plays the avalanche (seed 000) and the faults of seed 002 in virtual time, once without protection and once per strategy, and reports what each one bought.')
-  .addOption(
-    new Option('--scenario <names>', `comma-separated scenarios: ${SCENARIO_NAMES.join(', ')}`).argParser(listOf(SCENARIO_NAMES, 'scenario')).default([...SCENARIO_NAMES], 'all'),
+  .description(
+    'Plays the avalanche (seed 000) and the faults of seed 002 in virtual time, once without protection and once per strategy, ' +
+      "at several seeds, and judges each strategy's claims. By default a subset: each row in the scenarios its claims name, " +
+      `${START_SEEDS} seeds, ${START_DURATION_MS / 1_000} s runs; --all runs every row in every scenario.`,
   )
-  .addOption(new Option('--strategy <names>', `comma-separated rows: ${ROW_NAMES.join(', ')}`).argParser(listOf(ROW_NAMES, 'strategy')).default([...ROW_NAMES], 'all'))
-  .option('--seed <n>', 'seed of every random source', int(0), DEFAULT_SEED)
-  .option('--duration <s>', 'simulated seconds per run', int(1), MODEL.durationMs / 1_000)
+  .addOption(new Option('--scenario <names>', `comma-separated scenarios: ${SCENARIO_NAMES.join(', ')}`).argParser(listOf(SCENARIO_NAMES, 'scenario')))
+  .addOption(new Option('--strategy <names>', `comma-separated rows: ${ROW_NAMES.join(', ')}`).argParser(listOf(ROW_NAMES, 'strategy')))
+  .option('--all', 'every row in every scenario (instead of the scenarios each claim needs)', false)
+  .option('--seed <n>', 'the first seed', int(0), DEFAULT_SEED)
+  .option('--seeds <n>', 'how many seeds, from --seed on', int(1), START_SEEDS)
+  .option('--duration <s>', 'simulated seconds per run', int(1), START_DURATION_MS / 1_000)
   .option('--out <dir>', 'where to write index.html and results.json', 'lab-report')
   .option('--workers <n>', 'worker threads (0: run in this thread)', int(0), defaultWorkers())
   .showHelpAfterError();
 
 program.parse();
-const o = program.opts<{ scenario: ScenarioName[]; strategy: RowName[]; seed: number; duration: number; out: string; workers: number }>();
+const o = program.opts<{
+  scenario?: ScenarioName[];
+  strategy?: RowName[];
+  all: boolean;
+  seed: number;
+  seeds: number;
+  duration: number;
+  out: string;
+  workers: number;
+}>();
 
 const started = performance.now();
 const cpuStart = process.cpuUsage();
-const bar = new SingleBar({
-  format: 'lab [{bar}] {value}/{total} runs | {last}',
-  noTTYOutput: true,
-  notTTYSchedule: 2_000,
-  hideCursor: true,
-});
-const total = o.scenario.length * o.strategy.length;
+const seeds = Array.from({ length: o.seeds }, (_, i) => o.seed + i);
+const chosen = o.all || o.scenario !== undefined || o.strategy !== undefined;
+const plan = chosen ? undefined : startPlan();
+const rows = o.strategy ?? ROW_NAMES;
+const scenarios = o.scenario ?? SCENARIO_NAMES;
+const only = plan === undefined ? undefined : (row: RowName, scenario: ScenarioName): boolean => plan.get(row)!.has(scenario);
+let total = 0;
+for (const s of scenarios) for (const r of rows) if (only?.(r, s) ?? true) total++;
+total *= seeds.length;
+
+const bar = new SingleBar({ format: 'lab [{bar}] {value}/{total} runs | {last}', noTTYOutput: true, notTTYSchedule: 2_000, hideCursor: true });
 bar.start(total, 0, { last: '' });
 const results = await runLab(
-  { rows: o.strategy, scenarios: o.scenario, seed: o.seed, durationMs: o.duration * 1_000 },
+  { rows, scenarios, seeds, durationMs: o.duration * 1_000, ...(only === undefined ? {} : { only }) },
   {
     workers: o.workers,
     workerUrl: new URL('./worker.js', import.meta.url),
-    onDone: (r, done) => bar.update(done, { last: `${r.scenario} / ${r.row}` }),
+    onDone: (r, done) => bar.update(done, { last: `seed ${r.seed} ${r.scenario} / ${r.row}` }),
   },
 );
 bar.stop();
-process.stdout.write(terminalTables(results));
+const perSeed = seedFileOf(results, 'npm start');
+const claims = judgeAll(perSeed, CLAIMS);
+process.stdout.write(terminalTables(perSeed));
+process.stdout.write(terminalClaims(claims));
+const omitted: string[] = [];
+if (plan !== undefined) omitted.push(`scenarios no claim of the row needs (--all runs them): ${leftOut(plan).join('; ')}`);
+if (seeds.length < 20) omitted.push(`seeds ${seeds[seeds.length - 1]! + 1}–${seeds[0]! + 19} (the published figures take 20 seeds: npm run lab:publish)`);
+if (o.duration * 1_000 < MODEL.durationMs) omitted.push(`${MODEL.durationMs / 1_000 - o.duration} s of each run (runs of ${o.duration} s, published ones ${MODEL.durationMs / 1_000} s)`);
+if (omitted.length > 0) process.stdout.write(`\nleft out of this run:\n${omitted.map((x) => `- ${x}`).join('\n')}\n`);
 mkdirSync(o.out, { recursive: true });
-writeFileSync(join(o.out, 'results.json'), toJson(results));
-writeFileSync(join(o.out, 'index.html'), await htmlReport(results));
+writeFileSync(join(o.out, 'results.json'), toJson(results, claims, perSeed));
+writeFileSync(join(o.out, 'index.html'), await htmlReport(results, perSeed, claims));
 const wall = (performance.now() - started) / 1_000;
 const cpu = process.cpuUsage(cpuStart);
 const cpuS = (cpu.user + cpu.system) / 1e6;

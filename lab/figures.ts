@@ -21,6 +21,8 @@ export interface Figures {
   peakInFlight: number;
   /** Seconds from the fault's end until 99 % of requests over a 5 s window get a real answer; null = ∞ (not within the run). */
   recoveryS: number | null;
+  /** Share of the fault during which a breaker was not closed (0 for rows without one). */
+  breakerOpenInFault: number;
   /**
    * For breaker rows: `rtoMax` of breakwater/sla from the breaker's mechanics and the run's state at the fault's
    * end (s; null = ∞), its inputs, and the published formula's figure beside it (`rtoMaxAsPublished`).
@@ -98,6 +100,7 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
     amplification: round(faultAttempts / Math.max(1, faultTotal), 3),
     peakInFlight: r.peakInFlight,
     recoveryS: recovery(r, sc.faultEndMs),
+    breakerOpenInFault: round(openShare(r, from, sc.faultEndMs), 3),
   };
   const family = BREAKER_FAMILY[r.row];
   if (ROWS[r.row].breaker && family !== undefined) {
@@ -115,6 +118,15 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
     };
   }
   return { figures, series: seriesOf(r) };
+}
+
+/** The share of [from, to) during which a breaker was not closed (faults start and end on whole buckets). */
+function openShare(r: RunRecord, from: number, to: number): number {
+  let open = 0;
+  const a = Math.floor(from / MODEL.bucketMs);
+  const b = Math.floor(to / MODEL.bucketMs);
+  for (let k = a; k < b; k++) open += Math.min(1, r.breakerOpen[k] ?? 0);
+  return b > a ? open / (b - a) : 0;
 }
 
 /** Start of the first 5 s window (100 ms steps) from the fault's end in which ≥ 99 % of arriving requests got a real answer. */

@@ -1,9 +1,15 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { Series } from './figures.js';
+import { CLAIMS } from './claims.js';
+import { judgeAll, type ClaimResult } from './predicates.js';
 import type { LabResults } from './run.js';
-import { cells, COLUMNS } from './table.js';
+import { seedFileOf, windowOf, type SeedFile } from './seeds.js';
+import { cells, HEAD, ruleText, rtoCells, verdictFigure, verdictText } from './table.js';
 import { rtoCheck, rtoCheckLine } from './rto-check.js';
+import { compactSvg, verdictGrid } from './verdicts.js';
+import { formatEstimate } from './summary.js';
+import { SCENARIOS } from './model.js';
 
 /** The charts of each scenario: which series, its title and axis. */
 export const CHARTS: readonly { key: keyof Series; title: string; axis: string }[] = [
@@ -20,7 +26,7 @@ export async function chartSvg(results: LabResults, scenario: string, key: keyof
   const values: { row: string; t: number; y: number }[] = [];
   const s = results.scenarios.find((x) => x.name === scenario)!;
   for (const r of results.results) {
-    if (r.scenario !== scenario) continue;
+    if (r.scenario !== scenario || r.series === undefined) continue;
     if (key === 'breakerOpen' && !results.rows.find((x) => x.name === r.row)?.breaker) continue;
     r.series[key].forEach((y, t) => values.push({ row: r.row, t, y }));
   }
@@ -47,20 +53,62 @@ export async function chartSvg(results: LabResults, scenario: string, key: keyof
   };
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
   try {
-    return await view.toSVG();
+    return compactSvg(await view.toSVG());
   } finally {
     view.finalize();
   }
 }
 
-/** The self-contained HTML report: per scenario, the figures and four charts as inline SVG (no script). */
-export async function htmlReport(results: LabResults): Promise<string> {
+const MARK = { pass: '✓', fail: '✗', borderline: '≈', untested: '·' } as const;
+
+/**
+ * The verdict grid, first in the report: strategy × scenario, each cell the claims judged there (✓ pass, ✗ fail,
+ * ≈ borderline) and the row's real success and C's load against the baseline's at the same seed (median
+ * difference over seeds, with its 95 % interval).
+ */
+export function verdictTable(perSeed: SeedFile, claims: readonly ClaimResult[]): string {
+  const grid = verdictGrid(perSeed, claims);
+  const head = perSeed.scenarios.map((s) => `<th>${esc(SCENARIOS[s].title)}</th>`).join('');
+  const out = [`<table id="verdicts"><thead><tr><th>strategy</th>${head}</tr></thead><tbody>`];
+  for (const [row, line] of grid) {
+    const tds = perSeed.scenarios.map((s) => {
+      const c = line.get(s)!;
+      const marks = c.claims.map((v) => `<span class="${v.verdict}" title="${esc(v.text)}">${MARK[v.verdict]} ${esc(v.id.slice(v.id.indexOf('.') + 1))}</span>`);
+      const real = c.realDelta === undefined ? '' : `real ${esc(formatEstimate('realSuccess', c.realDelta, perSeed.seeds.length, true))}`;
+      const load = c.loadDelta === undefined ? '' : `load ${esc(formatEstimate('amplification', c.loadDelta, perSeed.seeds.length, true))}`;
+      const body = [...marks, real, load].filter(Boolean).join('<br>');
+      return `<td>${body || '—'}</td>`;
+    });
+    out.push(`<tr><th>${esc(row)}</th>${tds.join('')}</tr>`);
+  }
+  out.push('</tbody></table>');
+  return out.join('\n');
+}
+
+/** The claims' pass/fail table: one line per claim, each scenario's figure with its interval. */
+export function claimsTable(claims: readonly ClaimResult[]): string {
+  const out = ['<table id="claims"><thead><tr><th>strategy</th><th>claim</th><th>rule</th><th>figure per scenario</th><th>verdict</th></tr></thead><tbody>'];
+  for (const r of claims) {
+    const figures = r.scenarios.map((s) => `${esc(s.scenario)}: ${esc(verdictFigure(r, s))} <b class="${s.verdict}">${esc(verdictText(s))}</b>`).join('<br>');
+    out.push(
+      `<tr class="${r.verdict}"><td>${esc(r.claim.strategy)}</td><td>${esc(r.claim.text)}</td><td>${esc(ruleText(r))}</td><td>${figures || '—'}</td><td class="${r.verdict}">${esc(verdictText(r))}</td></tr>`,
+    );
+  }
+  out.push('</tbody></table>');
+  return out.join('\n');
+}
+
+/**
+ * The self-contained HTML report: the claims' verdicts first, then per scenario the figures (median and
+ * 95 % interval over the seeds) and four charts of the first seed as inline SVG (no script).
+ */
+export async function htmlReport(results: LabResults, perSeed: SeedFile = seedFileOf(results, 'npm start'), claims: readonly ClaimResult[] = judgeAll(perSeed, CLAIMS)): Promise<string> {
   const parts: string[] = [];
   for (const s of results.scenarios) {
-    const rows = results.results.filter((r) => r.scenario === s.name);
-    parts.push(`<section id="${s.name}"><h2>${esc(s.title)} <small>fault ${s.faultStartMs / 1_000}–${s.faultEndMs / 1_000} s</small></h2>`);
-    parts.push(`<table><thead><tr>${COLUMNS.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>`);
-    for (const r of rows) parts.push(`<tr>${cells(r).map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`);
+    const rows = perSeed.rows.filter((row) => perSeed.runs[String(perSeed.seeds[0])]?.[s.name]?.[row] !== undefined);
+    parts.push(`<section id="${s.name}"><h2>${esc(s.title)} <small>${esc(windowOf(s.name))}</small></h2>`);
+    parts.push(`<table><thead><tr>${HEAD.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>`);
+    for (const row of rows) parts.push(`<tr>${cells(perSeed, s.name, row).map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`);
     parts.push('</tbody></table>');
     for (const c of CHARTS) {
       if (c.key === 'breakerOpen' && !results.rows.some((x) => x.breaker)) continue;
@@ -70,18 +118,24 @@ export async function htmlReport(results: LabResults): Promise<string> {
   }
   const m = results.model;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>breakwater lab — seed ${results.seed}</title>
+<html lang="en"><head><meta charset="utf-8"><title>breakwater lab — seeds ${results.seeds.join(', ')}</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}
 table{border-collapse:collapse;margin:1em 0}th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}
 th:first-child,td:first-child{text-align:left}figure{margin:1em 0}small{color:#777;font-weight:normal}
+#claims td,#verdicts td{text-align:left;vertical-align:top;font-size:12px}#verdicts th{text-align:left}.fail,.borderline{color:#b00020;font-weight:bold}.pass{color:#1b5e20}.untested{color:#777}
 </style></head><body>
 <h1>breakwater lab</h1>
-<p>A → B → C in virtual time, seed ${results.seed}, ${results.durationMs / 1_000} s per run. A offers ${m.offeredPerSecond} requests/s (Poisson) and gives up after ${m.callerPatienceMs} ms;
+<p>A → B → C in virtual time, seeds ${results.seeds.join(', ')}, ${results.durationMs / 1_000} s per run; figures are medians over the seeds with their bootstrap 95 % interval, charts show seed ${results.seeds[0]}. A offers ${m.offeredPerSecond} requests/s (Poisson) and gives up after ${m.callerPatienceMs} ms;
 B allows ${m.inFlightLimit} calls in flight; C has ${m.workers} workers, ${m.serviceMeanMs} ms mean service time, a FIFO queue of ${m.queueLimit},
 and works on requests whose callers gave up. Figures over the fault and the ${m.afterFaultMs / 1_000} s after it; recovery: from the fault's end until
 99 % of requests over a 5 s window get a real answer (∞: not within the run). The shaded band is the fault.</p>
-<p id="rto-check">${esc(rtoCheckLine(rtoCheck(results.results)))}</p>
+<h2>Verdicts: strategy × scenario</h2>
+<p>Each cell: the strategy's claims judged in that scenario (✓ pass, ✗ fail, ≈ borderline: the interval crosses the bound; hover for the claim), then its real success and C's load against the baseline's at the same seed: the median difference over the seeds, with its 95 % interval (— where the baseline or the row did not run).</p>
+${verdictTable(perSeed, claims)}
+<h2>Claims</h2>
+${claimsTable(claims)}
+<p id="rto-check">${esc(rtoCheckLine(rtoCheck(rtoCells(perSeed))))}</p>
 ${parts.join('\n')}
 </body></html>
 `;

@@ -27,8 +27,13 @@ export interface RtoCheck {
   readonly passes: boolean;
 }
 
+/** What the check reads of a cell: the measured recovery and, for a breaker row, the bound (s; null = ∞). */
+export interface RtoCell {
+  readonly figures: Pick<Figures, 'recoveryS'> & { readonly rto?: Pick<NonNullable<Figures['rto']>, 'rtoMaxS'> };
+}
+
 /** Checks `rtoMax` against the measured recovery over `cells` (any rows, scenarios and seeds; rows without a bound are skipped). */
-export function rtoCheck(cells: readonly { readonly figures: Figures }[]): RtoCheck {
+export function rtoCheck(cells: readonly RtoCell[]): RtoCheck {
   let n = 0;
   let holds = 0;
   const ratios: number[] = [];
@@ -60,7 +65,7 @@ export function rtoCheck(cells: readonly { readonly figures: Figures }[]): RtoCh
 
 /** One line saying how `rtoMax` fared, for the terminal, the docs' table and the report. */
 export function rtoCheckLine(check: RtoCheck): string {
-  const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
   const median = check.medianOverestimate === null ? '—' : `${check.medianOverestimate.toFixed(2)}×`;
   const meanS = check.meanErrorS === null ? null : Math.round(check.meanErrorS * 10) / 10;
   const mean = meanS === null ? '—' : `${meanS >= 0 ? '+' : ''}${meanS.toFixed(1)} s`;

@@ -3,38 +3,47 @@ import { Worker } from 'node:worker_threads';
 import { figuresOf, type Figures, type Series } from './figures.js';
 import { MODEL, SCENARIO_NAMES, SCENARIOS, type ScenarioName } from './model.js';
 import { ROW_NAMES, ROWS, type RowName } from './rows.js';
+import type { ClaimResult } from './predicates.js';
+import { seedFileOf, type SeedFile } from './seeds.js';
 import { simulate } from './simulate.js';
+import { estimateOf } from './summary.js';
+import { ruleText } from './table.js';
 
-/** What to run. */
+/** What to run: every row in every scenario at every seed. */
 export interface LabOptions {
   readonly rows: readonly RowName[];
   readonly scenarios: readonly ScenarioName[];
-  readonly seed: number;
+  /** The seeds; the charts show the first one's runs (the others keep their figures only). */
+  readonly seeds: readonly number[];
   readonly durationMs: number;
+  /** Which (row, scenario) pairs to run: all of them by default. */
+  readonly only?: (row: RowName, scenario: ScenarioName) => boolean;
 }
 
 /** The default seed of the lab (the one docs/strategies.md shows). */
 export const DEFAULT_SEED = 1;
 
-/** The default run: every row, every scenario, the default seed and duration. */
+/** One seed's full run: every row, every scenario, the default seed and duration. */
 export const DEFAULT_OPTIONS: LabOptions = Object.freeze({
   rows: ROW_NAMES,
   scenarios: SCENARIO_NAMES,
-  seed: DEFAULT_SEED,
+  seeds: [DEFAULT_SEED],
   durationMs: MODEL.durationMs,
 });
 
-/** One row in one scenario. */
+/** One row in one scenario at one seed. */
 export interface RunResult {
   readonly row: RowName;
   readonly scenario: ScenarioName;
+  readonly seed: number;
   readonly figures: Figures;
-  readonly series: Series;
+  /** The charts' series: kept for the first seed of a run only. */
+  readonly series?: Series;
 }
 
 /** What results.json holds: simulated figures only, so the same seed gives the same bytes. */
 export interface LabResults {
-  readonly seed: number;
+  readonly seeds: readonly number[];
   readonly durationMs: number;
   readonly model: typeof MODEL;
   readonly scenarios: readonly { name: ScenarioName; title: string; faultStartMs: number; faultEndMs: number }[];
@@ -48,12 +57,15 @@ export interface Job {
   readonly scenario: ScenarioName;
   readonly seed: number;
   readonly durationMs: number;
+  /** Whether to keep the run's series (for the charts). */
+  readonly series: boolean;
 }
 
 /** Runs one job in this thread. */
 export async function runJob(job: Job): Promise<RunResult> {
   const record = await simulate(job.row, job.scenario, job.seed, job.durationMs);
-  return { row: job.row, scenario: job.scenario, ...figuresOf(record) };
+  const { figures, series } = figuresOf(record);
+  return { row: job.row, scenario: job.scenario, seed: job.seed, figures, ...(job.series ? { series } : {}) };
 }
 
 /** How to run the lab: `workers` threads (0: in this thread, one job after another), `onDone` after each job. */
@@ -69,10 +81,12 @@ export function defaultWorkers(): number {
   return Math.min(4, availableParallelism());
 }
 
-/** Runs the lab; results come in a fixed order (scenario, then row) whatever the threads. */
+/** Runs the lab; results come in a fixed order (seed, then scenario, then row) whatever the threads. */
 export async function runLab(options: LabOptions, runner: RunnerOptions = {}): Promise<LabResults> {
   const jobs: Job[] = [];
-  for (const scenario of options.scenarios) for (const row of options.rows) jobs.push({ row, scenario, seed: options.seed, durationMs: options.durationMs });
+  for (const [k, seed] of options.seeds.entries())
+    for (const scenario of options.scenarios)
+      for (const row of options.rows) if (options.only?.(row, scenario) ?? true) jobs.push({ row, scenario, seed, durationMs: options.durationMs, series: k === 0 });
   const results: RunResult[] = new Array(jobs.length);
   let done = 0;
   const finish = (i: number, r: RunResult): void => {
@@ -100,7 +114,7 @@ export async function runLab(options: LabOptions, runner: RunnerOptions = {}): P
     );
   }
   return {
-    seed: options.seed,
+    seeds: options.seeds,
     durationMs: options.durationMs,
     model: MODEL,
     scenarios: options.scenarios.map((name) => {
@@ -129,7 +143,35 @@ function ask(worker: Worker, job: Job): Promise<RunResult> {
   });
 }
 
-/** results.json's text: the same seed gives the same bytes. */
-export function toJson(results: LabResults): string {
-  return `${JSON.stringify(results, null, 1)}\n`;
+/**
+ * results.json's text: the run's claims with their verdicts and intervals, each figure's median and interval
+ * per row and scenario, then every run's figures (and the first seed's series). ∞ is written as null. The same
+ * seeds give the same bytes.
+ */
+export function toJson(results: LabResults, claims: readonly ClaimResult[] = [], perSeed: SeedFile = seedFileOf(results, 'npm start')): string {
+  const estimates: Record<string, unknown>[] = [];
+  for (const scenario of perSeed.scenarios)
+    for (const row of perSeed.rows) {
+      const cell: Record<string, unknown> = { scenario, row };
+      for (const metric of perSeed.metrics) {
+        const e = estimateOf(perSeed, scenario, row, metric);
+        if (e !== undefined) cell[metric] = e;
+      }
+      if (Object.keys(cell).length > 2) estimates.push(cell);
+    }
+  const { results: runs, ...head } = results;
+  const out = {
+    ...head,
+    claims: claims.map((r) => ({
+      id: r.claim.id,
+      strategy: r.claim.strategy,
+      text: r.claim.text,
+      rule: ruleText(r),
+      verdict: r.verdict,
+      scenarios: r.scenarios.map(({ estimate, ...s }) => ({ ...s, ...(estimate === undefined ? {} : estimate) })),
+    })),
+    estimates,
+    results: runs,
+  };
+  return `${JSON.stringify(out, null, 1)}\n`;
 }

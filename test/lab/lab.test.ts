@@ -31,11 +31,11 @@ describe('lab clock', () => {
 });
 
 describe('the lab at the default seed', async () => {
-  const hard = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seed: 1, durationMs: 180_000 });
-  const drop = await runLab({ rows: ['baseline', 'naiveRetry', 'boundedRetry', 'standard'], scenarios: ['capacityDrop', 'latency'], seed: 1, durationMs: 180_000 });
+  const hard = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seeds: [1], durationMs: 180_000 });
+  const drop = await runLab({ rows: ['baseline', 'naiveRetry', 'boundedRetry', 'standard'], scenarios: ['capacityDrop', 'latency'], seeds: [1], durationMs: 180_000 });
 
   it('gives byte-identical results.json for the same seed', async () => {
-    const again = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seed: 1, durationMs: 180_000 });
+    const again = await runLab({ rows: ['baseline', 'naiveRetry', 'budgetedRetry', 'standard'], scenarios: ['hardOutage'], seeds: [1], durationMs: 180_000 });
     expect(toJson(again)).toBe(toJson(hard));
   }, 120_000);
 

@@ -4,7 +4,7 @@ import { CHARTS, htmlReport } from '../../lab/report.js';
 import { runLab } from '../../lab/run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const results = await runLab({ rows: ['baseline', 'standard'], scenarios: ['hardOutage', 'capacityDrop'], seed: 1, durationMs: 120_000 });
+const results = await runLab({ rows: ['baseline', 'standard'], scenarios: ['hardOutage', 'capacityDrop'], seeds: [1], durationMs: 120_000 });
 const html = await htmlReport(results);
 
 describe('the HTML report', () => {
@@ -15,8 +15,8 @@ describe('the HTML report', () => {
     expect(figures).toHaveLength(results.scenarios.length * CHARTS.length);
     for (const [, key, body] of figures) {
       expect(body!.startsWith('<svg'), key).toBe(true);
-      // the rows' lines: paths with many points
-      const lines = [...body!.matchAll(/<path[^>]*\sd="M[^"]{200,}"/g)].length;
+      // the rows' lines: line marks with segments (steps written as H and V)
+      const lines = [...body!.matchAll(/<path[^>]*aria-roledescription="line mark"[^>]*\sd="M([^"]*)"/g)].filter((m) => m[1]!.split(/[HVL]/).length > 1).length;
       expect(lines, key).toBeGreaterThan(0);
       expect(body).toContain('simulated time (s)');
     }

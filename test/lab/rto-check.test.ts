@@ -12,6 +12,7 @@ const cell = (recoveryS: number | null, rtoMaxS: number | null | undefined): { f
     amplification: 1,
     peakInFlight: 1,
     recoveryS,
+    breakerOpenInFault: 0,
     ...(rtoMaxS === undefined
       ? {}
       : { rto: { rtoMaxS, state: 'open' as const, openElapsedMs: 0, backlog: 0, recoveryRate: 1, asPublishedS: null, errorLatencyMs: null } }),
@@ -38,7 +39,7 @@ describe('rtoCheck', () => {
     expect(check.meanErrorS).toBeCloseTo(-0.025, 12);
     expect(check.passes).toBe(false);
     expect(rtoCheckLine(check)).toBe(
-      'rtoMax against the measured recovery (breaker rows): holds in 4 of 6 cells (67 %; claim ≥ 90 %), median overestimate 1.28× (claim ≤ 2×), mean error +0.0 s: FAIL',
+      'rtoMax against the measured recovery (breaker rows): holds in 4 of 6 cells (66.7 %; claim ≥ 90.0 %), median overestimate 1.28× (claim ≤ 2×), mean error +0.0 s: FAIL',
     );
   });
 
