@@ -29,7 +29,7 @@ export { ChaosOptionsSchema } from '../policies/chaos/schema.js';
 export { CacheOptionsSchema, MemoryCacheStoreOptionsSchema } from '../policies/cache/schema.js';
 export { SreBreakerOptionsSchema, SreBreakerSnapshotSchema } from '../policies/sre-breaker/schema.js';
 export { AdaptiveBreakerOptionsSchema, AdaptiveBreakerSnapshotSchema } from '../policies/adaptive-breaker/schema.js';
-export { CircuitBreakerOptionsSchema, CircuitBreakerSnapshotSchema } from '../policies/circuit-breaker/schema.js';
+export { CircuitBreakerOptionsSchema, CircuitBreakerSnapshotSchema, CountWindowSnapshotSchema } from '../policies/circuit-breaker/schema.js';
 export { BreakerRegistryOptionsSchema } from '../policies/breaker-registry/schema.js';
 export { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 export {

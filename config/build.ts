@@ -97,6 +97,8 @@ function breakerOptions(o: Record<string, unknown>, r: Resolver, path: string): 
   const { type: _t, handle, handleResult, readyToTrip, ...rest } = o;
   return {
     ...rest,
+    // a circuit breaker's growing open period, given as a backoff in data
+    ...(typeof rest.openMs === 'object' && rest.openMs !== null ? { openMs: backoffOf(rest.openMs as Entry<'retry'>['backoff']) } : {}),
     ...named('handle', r.optionalFn(handle as string | undefined, `${path}.handle`)),
     ...named('handleResult', r.optionalFn(handleResult as string | undefined, `${path}.handleResult`)),
     ...named('readyToTrip', r.optionalFn(readyToTrip as string | undefined, `${path}.readyToTrip`)),

@@ -5,7 +5,7 @@ import { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 import { IdempotentOptionsSchema } from '../policies/idempotent/schema.js';
 import { RateAlgorithmConfigSchema } from '../policies/rate-limiter/schema.js';
 import { AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/schema.js';
-import { CircuitBreakerVariants } from '../policies/circuit-breaker/schema.js';
+import { checkCountWindow, CircuitBreakerVariants } from '../policies/circuit-breaker/schema.js';
 import { checkSre, SreBreakerShape } from '../policies/sre-breaker/schema.js';
 import { AdaptiveBreakerShape, checkAdaptive } from '../policies/adaptive-breaker/schema.js';
 import { checkBuckets, checkSnapshotGrid } from '../policies/breaker/schema.js';
@@ -57,17 +57,20 @@ export const sreData = SreBreakerShape.omit({ clock: true, random: true, handle:
 /** The default breaker's options as data (handler names for functions). */
 export const adaptiveData = AdaptiveBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
 type ZodStrictObject = z.ZodObject<z.ZodRawShape, z.core.$strict>;
-/** The cross-field rules `circuitBreaker()` checks: buckets divide the window, a snapshot has the window's grid. */
+/** The cross-field rules `circuitBreaker()` checks: buckets divide the window, a snapshot has the window's grid and the window's kind. */
 function checkMachine(o: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const options = o as unknown as Parameters<typeof checkSnapshotGrid>[0];
   checkBuckets(options, ctx);
   checkSnapshotGrid(options, ctx);
+  checkCountWindow(o as unknown as Parameters<typeof checkCountWindow>[0], ctx);
 }
-// The data form of each circuit-breaker strategy: functions become handler names.
+/** A circuit breaker's `openMs` as data: milliseconds, or a backoff that grows the open period with each opening in a row. */
+const openMsData = z.union([positiveMs, BackoffConfigSchema]).default(5_000);
+// The data form of each circuit-breaker strategy: functions become handler names, a growing openMs a backoff as data.
 const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
   v
-    .omit({ clock: true, handle: true, handleResult: true } as never)
-    .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}) })
+    .omit({ clock: true, random: true, handle: true, handleResult: true } as never)
+    .extend({ ...judges, openMs: openMsData, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}) })
     .superRefine(checkMachine, onceValid),
 ) as unknown as [ZodStrictObject, ...ZodStrictObject[]];
 
@@ -79,8 +82,8 @@ export const entrySchemas = {
     'strategy',
     (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
       v
-        .omit({ clock: true, handle: true, handleResult: true } as never)
-        .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker') })
+        .omit({ clock: true, random: true, handle: true, handleResult: true } as never)
+        .extend({ ...judges, openMs: openMsData, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker') })
         .superRefine(checkMachine, onceValid),
     ) as unknown as [ZodStrictObject, ...ZodStrictObject[]],
   ),
