@@ -31,13 +31,14 @@ export { SreBreakerOptionsSchema, SreBreakerSnapshotSchema } from '../policies/s
 export { AdaptiveBreakerOptionsSchema, AdaptiveBreakerSnapshotSchema } from '../policies/adaptive-breaker/schema.js';
 export { CircuitBreakerOptionsSchema, CircuitBreakerSnapshotSchema, CountWindowSnapshotSchema } from '../policies/circuit-breaker/schema.js';
 export { BreakerRegistryOptionsSchema } from '../policies/breaker-registry/schema.js';
-export { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
+export { BulkheadOptionsSchema, KeyedBulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 export {
   RateLimiterOptionsSchema,
   RateAlgorithmConfigSchema,
   TokenBucketOptionsSchema,
   LeakyBucketOptionsSchema,
   SlidingWindowOptionsSchema,
+  KeyedRateOptionsSchema,
 } from '../policies/rate-limiter/schema.js';
 export {
   AdaptiveLimiterOptionsSchema,

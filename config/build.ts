@@ -3,9 +3,9 @@
 import { decisionTree, DecisionTree, degrade, DegradePolicy, type DegradeHandler, type DegradePredicate } from '../policies/degrade/index.js';
 import { loadShedder } from '../policies/load-shedder/index.js';
 import type { SignalSource } from '../lib/signals.js';
-import { bulkhead } from '../policies/bulkhead/index.js';
+import { bulkhead, keyedBulkhead } from '../policies/bulkhead/index.js';
 import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
-import { rateLimiter } from '../policies/rate-limiter/index.js';
+import { keyedRate, rateLimiter } from '../policies/rate-limiter/index.js';
 import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import { cache, type CacheStore } from '../policies/cache/index.js';
@@ -163,6 +163,15 @@ export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<un
     }
     case 'rateLimiter':
       return rateLimiter({ algorithm: e.algorithm, ...(e.name ? { name: e.name } : {}), clock });
+    case 'keyedRateLimiter': {
+      const bounds = { ...(e.maxKeys !== undefined ? { maxKeys: e.maxKeys } : {}), ...(e.idleMs !== undefined ? { idleMs: e.idleMs } : {}) };
+      const algorithm = keyedRate({ key: keyOfEntry(e, r, path), algorithm: e.algorithm, ...bounds });
+      return rateLimiter({ algorithm, name: e.name ?? 'keyedRateLimiter', clock });
+    }
+    case 'keyedBulkhead': {
+      const { type: _t, metaKey: _m, keyOf: _k, ...o } = e;
+      return keyedBulkhead({ ...o, key: keyOfEntry(e, r, path), clock });
+    }
     case 'adaptiveLimiter': {
       const { type: _t, isOverload, ...o } = e;
       return adaptiveLimiter({ ...o, ...named('isOverload', r.optionalFn<(error: unknown) => boolean>(isOverload, `${path}.isOverload`)), clock });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DecisionTreeOptionsSchema } from '../policies/degrade/schema.js';
 import { LoadShedderOptionsSchema } from '../policies/load-shedder/schema.js';
-import { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
+import { BulkheadOptionsSchema, KeyedBulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 import { IdempotentOptionsSchema } from '../policies/idempotent/schema.js';
 import { RateAlgorithmConfigSchema } from '../policies/rate-limiter/schema.js';
 import { AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/schema.js';
@@ -74,6 +74,15 @@ const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObj
     .superRefine(checkMachine, onceValid),
 ) as unknown as [ZodStrictObject, ...ZodStrictObject[]];
 
+/** How a keyed entry names its key: a `ctx.meta` label or a named function. */
+const keyOfData = { metaKey: z.string().min(1).optional(), keyOf: handlerName.optional() };
+
+/** A keyed entry gives exactly one of `metaKey` and `keyOf`. */
+function checkKeyOf(o: { metaKey?: string | undefined; keyOf?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (o.metaKey === undefined && o.keyOf === undefined) ctx.addIssue({ code: 'custom', path: ['metaKey'], message: 'give metaKey or keyOf' });
+  if (o.metaKey !== undefined && o.keyOf !== undefined) ctx.addIssue({ code: 'custom', path: ['keyOf'], message: 'give metaKey or keyOf, not both' });
+}
+
 /** How each policy `type` of a config is validated and built. */
 export const entrySchemas = {
   sreBreaker: sreData.extend({ type: z.literal('sreBreaker') }).superRefine(checkSre, onceValid),
@@ -91,9 +100,9 @@ export const entrySchemas = {
     .object({
       type: z.literal('keyedBreaker'),
       /** The `ctx.meta` label that keys the breakers (`'method'`, `'service'`, `'tenant'`). */
-      metaKey: z.string().min(1).optional(),
+      metaKey: keyOfData.metaKey,
       /** Or a named function `(ctx) => key`. */
-      keyOf: handlerName.optional(),
+      keyOf: keyOfData.keyOf,
       /** Options of each breaker: the default breaker's, a circuit breaker's when it names a `strategy`, an SRE breaker's with `family: 'sre'`. */
       defaults: z
         .union([
@@ -106,10 +115,34 @@ export const entrySchemas = {
       name: nameSchema.optional(),
     })
     .strict()
-    .superRefine((o, ctx) => {
-      if (o.metaKey === undefined && o.keyOf === undefined) ctx.addIssue({ code: 'custom', path: ['metaKey'], message: 'give metaKey or keyOf' });
-      if (o.metaKey !== undefined && o.keyOf !== undefined) ctx.addIssue({ code: 'custom', path: ['keyOf'], message: 'give metaKey or keyOf, not both' });
-    }, onceValid),
+    .superRefine(checkKeyOf, onceValid),
+  keyedRateLimiter: z
+    .object({
+      type: z.literal('keyedRateLimiter'),
+      /** The `ctx.meta` label that keys the limits (`'tenant'`, `'route'`). */
+      metaKey: keyOfData.metaKey,
+      /** Or a named function `(ctx) => key`. */
+      keyOf: keyOfData.keyOf,
+      /** Each key's limit, made anew for each key. */
+      algorithm: RateAlgorithmConfigSchema,
+      /** Most keys held at once. @defaultValue 10_000 */
+      maxKeys: intAtLeast(1).optional(),
+      /** A key unused for longer than this is dropped, if its limit holds nothing. @defaultValue 300_000 */
+      idleMs: positiveMs.optional(),
+      name: nameSchema.optional(),
+    })
+    .strict()
+    .superRefine(checkKeyOf, onceValid),
+  keyedBulkhead: KeyedBulkheadOptionsSchema.omit({ clock: true, key: true })
+    .extend({
+      type: z.literal('keyedBulkhead'),
+      /** The `ctx.meta` label that keys the bulkheads (`'tenant'`, `'route'`). */
+      metaKey: keyOfData.metaKey,
+      /** Or a named function `(ctx) => key`. */
+      keyOf: keyOfData.keyOf,
+    })
+    .strict()
+    .superRefine(checkKeyOf, onceValid),
   timeout: TimeoutOptionsSchema.omit({ clock: true }).extend({ type: z.literal('timeout') }),
   retry: z
     .object({
@@ -248,6 +281,8 @@ export const PolicyConfigSchema = z.discriminatedUnion('type', [
   entrySchemas.adaptiveBreaker,
   entrySchemas.circuitBreaker,
   entrySchemas.keyedBreaker,
+  entrySchemas.keyedRateLimiter,
+  entrySchemas.keyedBulkhead,
   entrySchemas.timeout,
   entrySchemas.retry,
   entrySchemas.fallback,
