@@ -59,7 +59,7 @@ export class CountWindow {
 }
 
 /**
- * A {@link CountWindow} as plain JSON: its size and the outcomes it holds,
+ * A circuit breaker's count window as plain JSON: its size and the outcomes it holds,
  * oldest first (bit 0 a failure, bit 1 a slow call), at most `size` of them.
  */
 export interface CountWindowSnapshot {
