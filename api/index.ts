@@ -68,6 +68,7 @@ export * from '../policies/bulkhead/index.js';
 export * from '../policies/rate-limiter/index.js';
 export * from '../policies/adaptive-limiter/index.js';
 export * from '../policies/idempotent/index.js';
+export * from '../policies/outlier/index.js';
 export * from '../config/strategies/index.js';
 export { ConfigPipeline } from '../config/pipeline.js';
 export type { Handlers, BuildEnv } from '../config/resolve.js';
