@@ -29,15 +29,16 @@ export { ChaosOptionsSchema } from '../policies/chaos/schema.js';
 export { CacheOptionsSchema, MemoryCacheStoreOptionsSchema } from '../policies/cache/schema.js';
 export { SreBreakerOptionsSchema, SreBreakerSnapshotSchema } from '../policies/sre-breaker/schema.js';
 export { AdaptiveBreakerOptionsSchema, AdaptiveBreakerSnapshotSchema } from '../policies/adaptive-breaker/schema.js';
-export { CircuitBreakerOptionsSchema, CircuitBreakerSnapshotSchema } from '../policies/circuit-breaker/schema.js';
+export { CircuitBreakerOptionsSchema, CircuitBreakerSnapshotSchema, CountWindowSnapshotSchema } from '../policies/circuit-breaker/schema.js';
 export { BreakerRegistryOptionsSchema } from '../policies/breaker-registry/schema.js';
-export { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
+export { BulkheadOptionsSchema, KeyedBulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 export {
   RateLimiterOptionsSchema,
   RateAlgorithmConfigSchema,
   TokenBucketOptionsSchema,
   LeakyBucketOptionsSchema,
   SlidingWindowOptionsSchema,
+  KeyedRateOptionsSchema,
 } from '../policies/rate-limiter/schema.js';
 export {
   AdaptiveLimiterOptionsSchema,

@@ -3,9 +3,9 @@
 import { decisionTree, DecisionTree, degrade, DegradePolicy, type DegradeHandler, type DegradePredicate } from '../policies/degrade/index.js';
 import { loadShedder } from '../policies/load-shedder/index.js';
 import type { SignalSource } from '../lib/signals.js';
-import { bulkhead } from '../policies/bulkhead/index.js';
+import { bulkhead, keyedBulkhead } from '../policies/bulkhead/index.js';
 import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
-import { rateLimiter } from '../policies/rate-limiter/index.js';
+import { keyedRate, rateLimiter } from '../policies/rate-limiter/index.js';
 import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import type { BreakerControl } from '../policies/breaker/breaker.js';
@@ -98,6 +98,8 @@ function breakerOptions(o: Record<string, unknown>, r: Resolver, path: string): 
   const { type: _t, handle, handleResult, readyToTrip, control: _c, ...rest } = o;
   return {
     ...rest,
+    // a circuit breaker's growing open period, given as a backoff in data
+    ...(typeof rest.openMs === 'object' && rest.openMs !== null ? { openMs: backoffOf(rest.openMs as Entry<'retry'>['backoff']) } : {}),
     ...named('handle', r.optionalFn(handle as string | undefined, `${path}.handle`)),
     ...named('handleResult', r.optionalFn(handleResult as string | undefined, `${path}.handleResult`)),
     ...named('readyToTrip', r.optionalFn(readyToTrip as string | undefined, `${path}.readyToTrip`)),
@@ -169,6 +171,15 @@ function buildSettings(e: EntryConfig, r: Resolver, path: string): Policy<unknow
     }
     case 'rateLimiter':
       return rateLimiter({ algorithm: e.algorithm, ...(e.name ? { name: e.name } : {}), clock });
+    case 'keyedRateLimiter': {
+      const bounds = { ...(e.maxKeys !== undefined ? { maxKeys: e.maxKeys } : {}), ...(e.idleMs !== undefined ? { idleMs: e.idleMs } : {}) };
+      const algorithm = keyedRate({ key: keyOfEntry(e, r, path), algorithm: e.algorithm, ...bounds });
+      return rateLimiter({ algorithm, name: e.name ?? 'keyedRateLimiter', clock });
+    }
+    case 'keyedBulkhead': {
+      const { type: _t, metaKey: _m, keyOf: _k, ...o } = e;
+      return keyedBulkhead({ ...o, key: keyOfEntry(e, r, path), clock });
+    }
     case 'adaptiveLimiter': {
       const { type: _t, isOverload, ...o } = e;
       return adaptiveLimiter({ ...o, ...named('isOverload', r.optionalFn<(error: unknown) => boolean>(isOverload, `${path}.isOverload`)), clock });

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { DecisionTreeOptionsSchema } from '../policies/degrade/schema.js';
 import { LoadShedderOptionsSchema } from '../policies/load-shedder/schema.js';
-import { BulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
+import { BulkheadOptionsSchema, KeyedBulkheadOptionsSchema } from '../policies/bulkhead/schema.js';
 import { IdempotentOptionsSchema } from '../policies/idempotent/schema.js';
 import { RateAlgorithmConfigSchema } from '../policies/rate-limiter/schema.js';
 import { AdaptiveLimiterShape, checkLimits } from '../policies/adaptive-limiter/schema.js';
-import { CircuitBreakerVariants } from '../policies/circuit-breaker/schema.js';
+import { checkCountWindow, CircuitBreakerVariants } from '../policies/circuit-breaker/schema.js';
 import { checkSre, SreBreakerShape } from '../policies/sre-breaker/schema.js';
 import { AdaptiveBreakerShape, checkAdaptive } from '../policies/adaptive-breaker/schema.js';
 import { checkBuckets, checkSnapshotGrid } from '../policies/breaker/schema.js';
@@ -66,19 +66,31 @@ export const sreData = SreBreakerShape.omit({ clock: true, random: true, handle:
 /** The default breaker's options as data (handler names for functions). */
 export const adaptiveData = AdaptiveBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
 type ZodStrictObject = z.ZodObject<z.ZodRawShape, z.core.$strict>;
-/** The cross-field rules `circuitBreaker()` checks: buckets divide the window, a snapshot has the window's grid. */
+/** The cross-field rules `circuitBreaker()` checks: buckets divide the window, a snapshot has the window's grid and the window's kind. */
 function checkMachine(o: Record<string, unknown>, ctx: z.RefinementCtx): void {
   const options = o as unknown as Parameters<typeof checkSnapshotGrid>[0];
   checkBuckets(options, ctx);
   checkSnapshotGrid(options, ctx);
+  checkCountWindow(o as unknown as Parameters<typeof checkCountWindow>[0], ctx);
 }
-// The data form of each circuit-breaker strategy: functions become handler names.
+/** A circuit breaker's `openMs` as data: milliseconds, or a backoff that grows the open period with each opening in a row. */
+const openMsData = z.union([positiveMs, BackoffConfigSchema]).default(5_000);
+// The data form of each circuit-breaker strategy: functions become handler names, a growing openMs a backoff as data.
 const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
   v
-    .omit({ clock: true, handle: true, handleResult: true } as never)
-    .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}) })
+    .omit({ clock: true, random: true, handle: true, handleResult: true } as never)
+    .extend({ ...judges, openMs: openMsData, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}) })
     .superRefine(checkMachine, onceValid),
 ) as unknown as [ZodStrictObject, ...ZodStrictObject[]];
+
+/** How a keyed entry names its key: a `ctx.meta` label or a named function. */
+const keyOfData = { metaKey: z.string().min(1).optional(), keyOf: handlerName.optional() };
+
+/** A keyed entry gives exactly one of `metaKey` and `keyOf`. */
+function checkKeyOf(o: { metaKey?: string | undefined; keyOf?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (o.metaKey === undefined && o.keyOf === undefined) ctx.addIssue({ code: 'custom', path: ['metaKey'], message: 'give metaKey or keyOf' });
+  if (o.metaKey !== undefined && o.keyOf !== undefined) ctx.addIssue({ code: 'custom', path: ['keyOf'], message: 'give metaKey or keyOf, not both' });
+}
 
 /** How each policy `type` of a config is validated and built. */
 export const entrySchemas = {
@@ -88,8 +100,8 @@ export const entrySchemas = {
     'strategy',
     (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
       v
-        .omit({ clock: true, handle: true, handleResult: true } as never)
-        .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker'), ...control })
+        .omit({ clock: true, random: true, handle: true, handleResult: true } as never)
+        .extend({ ...judges, openMs: openMsData, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker'), ...control })
         .superRefine(checkMachine, onceValid),
     ) as unknown as [ZodStrictObject, ...ZodStrictObject[]],
   ),
@@ -97,9 +109,9 @@ export const entrySchemas = {
     .object({
       type: z.literal('keyedBreaker'),
       /** The `ctx.meta` label that keys the breakers (`'method'`, `'service'`, `'tenant'`). */
-      metaKey: z.string().min(1).optional(),
+      metaKey: keyOfData.metaKey,
       /** Or a named function `(ctx) => key`. */
-      keyOf: handlerName.optional(),
+      keyOf: keyOfData.keyOf,
       /** Options of each breaker: the default breaker's, a circuit breaker's when it names a `strategy`, an SRE breaker's with `family: 'sre'`. */
       defaults: z
         .union([
@@ -113,10 +125,34 @@ export const entrySchemas = {
       ...control,
     })
     .strict()
-    .superRefine((o, ctx) => {
-      if (o.metaKey === undefined && o.keyOf === undefined) ctx.addIssue({ code: 'custom', path: ['metaKey'], message: 'give metaKey or keyOf' });
-      if (o.metaKey !== undefined && o.keyOf !== undefined) ctx.addIssue({ code: 'custom', path: ['keyOf'], message: 'give metaKey or keyOf, not both' });
-    }, onceValid),
+    .superRefine(checkKeyOf, onceValid),
+  keyedRateLimiter: z
+    .object({
+      type: z.literal('keyedRateLimiter'),
+      /** The `ctx.meta` label that keys the limits (`'tenant'`, `'route'`). */
+      metaKey: keyOfData.metaKey,
+      /** Or a named function `(ctx) => key`. */
+      keyOf: keyOfData.keyOf,
+      /** Each key's limit, made anew for each key. */
+      algorithm: RateAlgorithmConfigSchema,
+      /** Most keys held at once. @defaultValue 10_000 */
+      maxKeys: intAtLeast(1).optional(),
+      /** A key unused for longer than this is dropped, if its limit holds nothing. @defaultValue 300_000 */
+      idleMs: positiveMs.optional(),
+      name: nameSchema.optional(),
+    })
+    .strict()
+    .superRefine(checkKeyOf, onceValid),
+  keyedBulkhead: KeyedBulkheadOptionsSchema.omit({ clock: true, key: true })
+    .extend({
+      type: z.literal('keyedBulkhead'),
+      /** The `ctx.meta` label that keys the bulkheads (`'tenant'`, `'route'`). */
+      metaKey: keyOfData.metaKey,
+      /** Or a named function `(ctx) => key`. */
+      keyOf: keyOfData.keyOf,
+    })
+    .strict()
+    .superRefine(checkKeyOf, onceValid),
   timeout: TimeoutOptionsSchema.omit({ clock: true }).extend({ type: z.literal('timeout') }),
   retry: z
     .object({
@@ -255,6 +291,8 @@ export const PolicyConfigSchema = z.discriminatedUnion('type', [
   entrySchemas.adaptiveBreaker,
   entrySchemas.circuitBreaker,
   entrySchemas.keyedBreaker,
+  entrySchemas.keyedRateLimiter,
+  entrySchemas.keyedBulkhead,
   entrySchemas.timeout,
   entrySchemas.retry,
   entrySchemas.fallback,

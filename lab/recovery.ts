@@ -59,7 +59,8 @@ export function answersMs(k: number, q = 0.9): number {
  * A round's answers are taken at their 90th percentile, the bound's confidence.
  */
 export function familyMechanics(family: BreakerFamily): Pick<RecoveryMechanics, 'openMs' | 'probes' | 'probeRoundMs'> {
-  if (family === 'circuit') return { openMs: circuit.openMs, probes: circuit.probes, probeRoundMs: answersMs(1) };
+  if (family === 'circuit') return { openMs: circuit.openMs as number, // the default: a fixed period
+ probes: circuit.probes, probeRoundMs: answersMs(1) };
   const gapMs = (share: number): number => Math.min(adaptive.forcePassMs, 1_000 / (share * MODEL.offeredPerSecond));
   const probes = Math.ceil(Math.log(1 / adaptive.probeRatio) / Math.log(adaptive.rampFactor));
   let rampGapsMs = 0;

@@ -37,6 +37,8 @@ export interface BreakerRegistryOptions {
    * are kept (and looked at again after another `idleMs`). So an `idleMs` below `openMs` never cuts an open
    * period short: the breaker sheds for all of it and is dropped once idle after it, its key starting afresh
    * (closed, empty window) instead of half-open. A dropped breaker forgets a streak (`consecutiveFailures`).
+   * A state machine with a count window (`window: { type: 'count' }`), which never empties with time, is dropped
+   * once idle while closed: idle eviction is the only forgetting such a window has.
    * @defaultValue 300_000
    * @example
    * ```ts

@@ -24,7 +24,8 @@ export type AnyBreaker = AdaptiveBreakerPolicy | SreBreakerPolicy | CircuitBreak
  * stay cheap: a breaker that saw one call is a few hundred bytes. Idle
  * eviction never changes a decision: an isolated breaker, an open one before
  * its open period ends, one waiting for a probe, or one whose window still
- * holds a record is kept.
+ * holds a record is kept (but a closed count-window state machine, whose
+ * window never empties with time: idle eviction is its only forgetting).
  * All its breakers emit on the registry's `events$` (names `name:key`).
  *
  * @example

@@ -1,2 +1,3 @@
 export { bulkhead, BulkheadPolicy } from './bulkhead.js';
 export type { BulkheadOptions } from './options.js';
+export { keyedBulkhead, KeyedBulkheadPolicy, type KeyedBulkheadOptions, type BulkheadKeyOf } from './keyed.js';

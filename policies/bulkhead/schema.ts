@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { clockSchema, nameSchema, partitionsSchema, reserveSchema } from '../../lib/schemas.js';
+import { clockSchema, nameSchema, partitionsSchema, positiveMs, reserveSchema } from '../../lib/schemas.js';
+import type { ExecutionContext } from '../../lib/policy.js';
 
 const count = (min: number) =>
   z
@@ -34,3 +35,15 @@ export const BulkheadOptionsSchema = z
   })
   .strict();
 
+
+/** The zod schema of the options of `keyedBulkhead`, for `fromConfig` and the JSON Schema: a bulkhead's, per key. */
+export const KeyedBulkheadOptionsSchema = BulkheadOptionsSchema.extend({
+  /** @defaultValue `'keyedBulkhead'` */
+  name: nameSchema.default('keyedBulkhead'),
+  /** The call's key: each key has its own bulkhead of `limit` and `queue`. */
+  key: z.custom<(ctx: ExecutionContext) => string>((v) => typeof v === 'function', { message: 'expected a function (ctx) => string' }),
+  /** Most keys held at once; a new key that finds them all busy is refused. @defaultValue 10_000 */
+  maxKeys: count(1).default(10_000),
+  /** A key unused for longer than this is dropped, if nothing runs or waits in it. @defaultValue 300_000 */
+  idleMs: positiveMs.default(300_000),
+}).strict();

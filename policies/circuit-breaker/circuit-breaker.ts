@@ -4,9 +4,11 @@ import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../breaker/events.js';
 import { checkOptions } from '../../lib/options.js';
 import { leapArrayOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
+import { CountWindow, restoreCountWindow, snapshotCountWindow } from './count-window.js';
 import {
   circuitBreakerOptions,
   hasOption,
+  isOpenBackoff,
   type CircuitBreakerOptions,
   type CircuitBreakerSnapshot,
   type CircuitBreakerStats,
@@ -31,6 +33,8 @@ import { tripFigure } from './trips.js';
 export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
   /** @internal the statistics window (Sentinel alignment: multiples of the bucket length): calls, failures, slow calls. */
   readonly window: RollingWindow;
+  /** @internal the count window (`window: { type: 'count' }`), which then counts instead of {@link window}. */
+  readonly calls: CountWindow | undefined;
   private o: ResolvedCircuitBreakerOptions;
   private slowCallMs: number;
   private current: BreakerState = 'closed';
@@ -46,6 +50,10 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
   /** Outcomes of the last (up to 3) probes, newest in bit 0, 1 = success (dynamicThreshold). */
   private probeBits = 0;
   private probeCount = 0;
+  /** Openings in a row since the breaker last closed: what a growing `openMs` is given. */
+  private openings = 0;
+  /** The open period last given (a backoff's `previous`); the default period before the first. */
+  private openPeriod = DEFAULT_OPEN_MS;
 
   /** Takes options already checked (with defaults applied); use {@link circuitBreaker}. */
   constructor(o: ResolvedCircuitBreakerOptions, name = o.name) {
@@ -55,6 +63,7 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
     const bucketMs = o.windowMs / o.buckets;
     const s = o.initialState;
     this.window = s === undefined ? new RollingWindow(o.buckets, bucketMs, leapArrayOrigin(clock.now(), bucketMs)) : restoreWindow(s.window);
+    this.calls = o.window === undefined ? undefined : s?.calls !== undefined ? restoreCountWindow(s.calls) : new CountWindow(o.window.size);
     this.timed = o.strategy === 'slowCallRatio';
     this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
     if (s !== undefined) this.restore(s);
@@ -84,6 +93,8 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
       probeBits: this.probeBits,
       probeCount: this.probeCount,
       window: snapshotWindow(this.window),
+      openings: this.openings,
+      ...(this.calls === undefined ? {} : { calls: snapshotCountWindow(this.calls) }),
     };
   }
 
@@ -94,8 +105,9 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
   /**
    * Changes thresholds and timings in place (hot reload): the window's counts,
    * the state and the streaks survive, and the next call sees the new options.
-   * `trip`, `windowMs` and `buckets` shape the window and cannot change
-   * in place; asking to is a `ConfigError`, and nothing changes.
+   * `trip`, `window`, `windowMs` and `buckets` shape the window and cannot change
+   * in place; asking to is a `ConfigError`, and nothing changes. A new `openMs`
+   * applies from the next opening.
    *
    * @example
    * ```ts
@@ -105,19 +117,29 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
   reconfigure(options: CircuitBreakerOptions extends infer O ? (O extends unknown ? Omit<O, 'clock' | 'name' | 'initialState'> : never) : never): void {
     let o: ResolvedCircuitBreakerOptions;
     try {
-      o = this.reparse((i, p) => checkOptions(circuitBreakerOptions, i, p), options, this.o, ['strategy', 'windowMs', 'buckets']);
+      o = this.reparse((i, p) => this.sameWindow(checkOptions(circuitBreakerOptions, i, p)), options, this.o, ['strategy', 'windowMs', 'buckets']);
     } catch (e) {
       // The rules already say `trip` to a caller who wrote it (and refuse both spellings under `strategy`);
       // only the in-place check speaks of the resolved field.
       if (!(e instanceof ConfigError) || !hasOption(options, 'trip') || hasOption(options, 'strategy')) throw e;
       throw new ConfigError(this.name, e.issues.map((i) => (i.path === 'strategy' ? { ...i, path: 'trip' } : i)));
     }
-    this.o = { ...o, clock: this.o.clock };
+    this.o = { ...o, clock: this.o.clock, random: o.random ?? this.o.random };
     this.slowCallMs = o.strategy === 'slowCallRatio' ? o.slowCallMs : Infinity;
+  }
+
+  /** `o`, unless it asks for another kind or size of window than this breaker's (checked before anything changes). */
+  private sameWindow(o: ResolvedCircuitBreakerOptions): ResolvedCircuitBreakerOptions {
+    if (o.window?.size === this.o.window?.size) return o;
+    throw new ConfigError(this.name, [{ path: 'window', message: 'cannot change in place (it shapes the window); build a new breaker' }]);
   }
 
   /** The current window's counts and the current streaks. */
   stats(): CircuitBreakerStats {
+    const c = this.calls;
+    if (c !== undefined) {
+      return { total: c.total, failures: c.failures, slow: c.slow, consecutiveFailures: this.consecutiveFailures, consecutiveSuccesses: this.consecutiveSuccesses };
+    }
     const w = this.window;
     w.read(this.clock.now());
     const { v0: total, v1: failures, v2: slow } = w;
@@ -134,11 +156,14 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
    * @internal True when a registry may drop it when idle at `now`: not
    * isolated, not open before `retryAt`, no probe unanswered, and (closed)
    * nothing left in its window. A streak outside the window is forgotten.
+   * A count window never empties with time: idle eviction is the only
+   * forgetting it has, so a closed count-window breaker is always evictable.
    */
   evictable(now: number): boolean {
     if (this.isolations > 0) return false;
     if (this.current === 'open') return now >= this.retryAt;
     if (this.current === 'half-open') return this.inFlight === 0;
+    if (this.calls !== undefined) return true;
     const w = this.window;
     w.read(now);
     const { v0: total } = w;
@@ -154,7 +179,7 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
       this.toHalfOpen(now);
       return this.generation;
     }
-    if (this.halfOpenExpired(now)) this.shed(new BrokenCircuitError(this.name, this.o.openMs), undefined);
+    if (this.halfOpenExpired(now)) this.shed(new BrokenCircuitError(this.name, this.retryAt - now), undefined);
     if (this.inFlight >= this.o.probes) this.shed(new BrokenCircuitError(this.name), undefined);
     if (this.inFlight++ === 0) this.halfOpenSince = now; // a new wait for answers starts
     return this.generation;
@@ -168,8 +193,20 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
     const failed = settlement !== SUCCESS;
     const slow = this.timed && (settlement === TIMEOUT || now - start > this.slowCallMs);
     if (this.current === 'closed') {
-      const w = this.window;
-      w.add(now, 1, failed ? 1 : 0, slow ? 1 : 0);
+      let total: number, failures: number, slowCalls: number;
+      const c = this.calls;
+      if (c === undefined) {
+        const w = this.window;
+        w.add(now, 1, failed ? 1 : 0, slow ? 1 : 0);
+        total = w.s0;
+        failures = w.s1;
+        slowCalls = w.s2;
+      } else {
+        c.add(failed, slow);
+        total = c.total;
+        failures = c.failures;
+        slowCalls = c.slow;
+      }
       if (failed) {
         this.consecutiveFailures++;
         this.consecutiveSuccesses = 0;
@@ -178,7 +215,6 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
         this.consecutiveFailures = 0;
       }
       const psr = this.o.strategy === 'dynamicThreshold' ? this.probeSuccessRate() : 1;
-      const { s0: total, s1: failures, s2: slowCalls } = w;
       const figure = tripFigure(this.o, total, failures, slowCalls, this.consecutiveFailures, psr, this);
       if (figure === figure) this.toOpen(now, 'threshold', figure);
       return now;
@@ -221,6 +257,7 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
     this.consecutiveSuccesses = s.consecutiveSuccesses;
     this.probeBits = s.probeBits;
     this.probeCount = s.probeCount;
+    this.openings = s.openings ?? 0;
     if (s.isolated) this.isolations = 1;
   }
 
@@ -256,8 +293,30 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
   private toOpen(now: number, reason: StateChangeReason, figure: number | undefined): void {
     const from = this.current;
     this.enter('open');
-    this.retryAt = now + this.o.openMs;
+    this.openings++;
+    this.retryAt = now + this.openPeriodFor(this.openings);
     this.transition(from, 'open', reason, figure);
+  }
+
+  /**
+   * The open period of opening number `openings` (resilience4j's `IntervalFunction.apply(attempts)`, 1 for the
+   * first): `openMs`, or what its backoff or function gives, cut to `maxOpenMs`. A bad result keeps the last period.
+   */
+  private openPeriodFor(openings: number): number {
+    const o = this.o;
+    const open = o.openMs;
+    if (typeof open === 'number') return open;
+    let ms: unknown;
+    try {
+      ms = isOpenBackoff(open) ? open.delay(openings, undefined, this.openPeriod, o.random ?? Math.random) : open(openings, this.stats());
+    } catch {
+      ms = NaN;
+    }
+    if (typeof ms === 'number' && ms >= 0 && ms < Infinity) {
+      const cap = o.maxOpenMs ?? (isOpenBackoff(open) && typeof open.max === 'number' ? open.max : Infinity);
+      this.openPeriod = ms > cap ? cap : ms;
+    }
+    return this.openPeriod;
   }
 
   private toHalfOpen(now: number): void {
@@ -270,10 +329,16 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
   private toClosed(reason: StateChangeReason, figure: number | undefined): void {
     const from = this.current;
     this.enter('closed');
+    this.openings = 0;
+    this.openPeriod = DEFAULT_OPEN_MS;
     this.window.clear();
+    this.calls?.clear();
     this.transition(from, 'closed', reason, figure);
   }
 }
+
+/** The default `openMs`, and the period a growing `openMs` keeps when its first result is bad. */
+const DEFAULT_OPEN_MS = 5_000;
 
 /**
  * Makes a {@link CircuitBreakerPolicy}, the closed/open/half-open state machine

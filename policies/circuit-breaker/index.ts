@@ -16,7 +16,11 @@ export type {
   CircuitBreakerStats,
   CircuitBreakerStrategy,
   ResolvedCircuitBreakerOptions,
+  CountWindowOption,
+  OpenBackoff,
+  OpenMsFunction,
 } from './options.js';
+export type { CountWindowSnapshot } from './count-window.js';
 export { dynamicThreshold } from './trips.js';
 
 /** @deprecated Renamed {@link CircuitBreakerPolicy}; this alias goes in the next major version. */

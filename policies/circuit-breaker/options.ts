@@ -18,16 +18,20 @@ import {
   oneOf,
   optional,
   positiveMs,
+  random,
   refined,
   withDefault,
   Findings,
+  array,
+  custom,
   type PathPart,
   type Rule,
   type RuleOutput,
   whenValid,
 } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
-import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
+import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
+import type { CountWindowSnapshot } from './count-window.js';
 
 /** What {@link CircuitBreakerPolicy.stats} reports, and what a `custom` trip rule's `readyToTrip` sees. */
 export interface CircuitBreakerStats {
@@ -69,9 +73,33 @@ export interface CircuitBreakerSnapshot {
   probeBits: number;
   /** How many of `probeBits` are set by probes. */
   probeCount: number;
-  /** The statistics window. */
+  /** The statistics window (a count-window breaker keeps its calls in `calls`; this one stays empty). */
   window: WindowSnapshot;
+  /** Openings in a row since the breaker last closed (what a growing `openMs` is given); left out, 0. */
+  openings?: number | undefined;
+  /** The count window's outcomes (`window: { type: 'count' }` only). */
+  calls?: CountWindowSnapshot | undefined;
 }
+
+/** The message for a count window's snapshot holding more outcomes than its size. */
+export const OUTCOMES_SIZE = 'expected at most size outcomes';
+
+/** The internal consistency of a {@link CountWindowSnapshot}: no more outcomes than its size. */
+export function countSnapshotProblems(c: { size: number; outcomes: readonly number[] }): Problem[] {
+  return c.outcomes.length > c.size ? [{ path: ['outcomes'], message: OUTCOMES_SIZE }] : [];
+}
+
+const OUTCOME = 'expected an integer in [0, 3]';
+/** The rules of {@link CountWindowSnapshot}. */
+export const countWindowSnapshotRule = object(
+  {
+    size: intAtLeast(1),
+    outcomes: array(integer(OUTCOME, atLeast(0, OUTCOME), atMost(3, OUTCOME))),
+  },
+  (c, add) => {
+    for (const p of countSnapshotProblems(c)) add(p.message, p.path);
+  },
+);
 
 /** The rules of {@link CircuitBreakerSnapshot}. */
 export const circuitBreakerSnapshot = object(
@@ -87,6 +115,8 @@ export const circuitBreakerSnapshot = object(
     probeBits: integer('expected an integer >= 0', atLeast(0, 'expected an integer >= 0'), atMost(7, 'expected an integer in [0, 7]')),
     probeCount: integer('expected an integer >= 0', atLeast(0, 'expected an integer >= 0'), atMost(3, 'expected an integer in [0, 3]')),
     window: windowSnapshotRule,
+    openings: optional(intAtLeast(0)),
+    calls: optional(countWindowSnapshotRule),
   },
   (s, add) => {
     if (s.retryAt === null && !s.isolated) add('may be null only when isolated', ['retryAt']);
@@ -111,10 +141,41 @@ export interface CircuitBreakerCommonOptions {
    */
   buckets?: number | undefined;
   /**
-   * How long the breaker stays open before a probe (Sentinel `RetryTimeoutMs`, gobreaker `Timeout`).
-   * @defaultValue 5_000
+   * The last `size` calls instead of the last `windowMs` (resilience4j's `COUNT_BASED` sliding window, cockatiel's
+   * `CountBreaker`): a ring of one byte per call, O(1) a call. `minRequests` still gates the trip rules, cut to
+   * `size` as resilience4j does; `windowMs` and `buckets` are not used. Not with `dynamicThreshold`, whose load term
+   * is calls per second.
+   * @defaultValue the time window of `windowMs` in `buckets`
+   * @example
+   * ```ts
+   * circuitBreaker({ trip: 'errorRatio', window: { type: 'count', size: 100 }, minRequests: 20 });
+   * ```
    */
-  openMs?: number | undefined;
+  window?: CountWindowOption | undefined;
+  /**
+   * How long the breaker stays open before a probe (Sentinel `RetryTimeoutMs`, gobreaker `Timeout`): a number of
+   * ms, or a period that grows with each opening in a row (resilience4j's `waitIntervalFunctionInOpenState`, Polly's
+   * `BreakDurationGenerator`): a backoff of `retry` (`exponential`, `linear`, `constant`), given the opening number
+   * (1 for the first opening after closed, 2 when its probe fails, ...), or a function `(openings, stats) => ms`. It
+   * goes back to the first period once the breaker closes. A result that is not a finite number >= 0 (or a throw)
+   * keeps the previous period (5 000 ms for the first); every result is cut to `maxOpenMs`.
+   * @defaultValue 5_000
+   * @example
+   * ```ts
+   * circuitBreaker({ trip: 'errorRatio', openMs: exponential({ initial: 1_000, max: 60_000, jitter: 'none' }) });
+   * ```
+   */
+  openMs?: number | OpenBackoff | OpenMsFunction | undefined;
+  /**
+   * The longest open period a growing `openMs` may give.
+   * @defaultValue the backoff's `max` when it has one, else no cap
+   */
+  maxOpenMs?: number | undefined;
+  /**
+   * Random source of a backoff's jitter (`openMs`).
+   * @defaultValue `Math.random`
+   */
+  random?: (() => number) | undefined;
   /**
    * Probes in flight at once in half-open, and successes needed to close (Sentinel `ProbeNum`, resilience4j `permittedNumberOfCallsInHalfOpenState`).
    * @defaultValue 1
@@ -150,6 +211,62 @@ export interface CircuitBreakerCommonOptions {
    * @defaultValue the system clock
    */
   clock?: Clock | undefined;
+}
+
+/** The count-based window of {@link CircuitBreakerCommonOptions.window}: the last `size` calls. */
+export interface CountWindowOption {
+  /** A window of the last calls, not of the last milliseconds. */
+  type: 'count';
+  /** How many of the last calls it holds (resilience4j `slidingWindowSize`). */
+  size: number;
+}
+
+/**
+ * A backoff as `retry` takes one (`exponential()`, `linear()`, `constant()`): `delay` is called with the opening
+ * number in place of the retry number, no error, the previous open period and the breaker's `random`.
+ */
+export interface OpenBackoff {
+  /** Milliseconds the breaker stays open at opening number `attempt` (1 for the first). */
+  delay(attempt: number, error: unknown, previous: number, random: () => number): number;
+  /** The longest period it ever gives, when it has such a bound: the default of `maxOpenMs`. */
+  readonly max?: number;
+}
+
+/** A growing open period: `openings` is 1 for the first opening after closed; `stats` are the breaker's figures then. */
+export type OpenMsFunction = (openings: number, stats: CircuitBreakerStats) => number;
+
+/** True for an {@link OpenBackoff} (an object with a `delay` method). */
+export function isOpenBackoff(value: unknown): value is OpenBackoff {
+  return typeof value === 'object' && value !== null && typeof (value as OpenBackoff).delay === 'function';
+}
+
+/** The message of a bad `openMs`. */
+export const OPEN_MS = 'expected a number of milliseconds > 0, a backoff (constant, linear, exponential) or a function (openings, stats) => ms';
+
+const growing = custom<OpenBackoff | OpenMsFunction>((v) => typeof v === 'function' || isOpenBackoff(v), OPEN_MS);
+/** `openMs`: a finite number of milliseconds > 0 (its range in the words of `positiveMs`, as zod's union reports it), a backoff or a function. */
+const openMsRule: Rule<number | OpenBackoff | OpenMsFunction> = (value, path, found) =>
+  typeof value === 'number' && Number.isFinite(value) ? positiveMs(value, path, found) : growing(value, path, found);
+
+/** The message when a count window meets `dynamicThreshold`. */
+export const COUNT_DYNAMIC = 'expected the time window with dynamicThreshold (its load term is calls per second over windowMs)';
+
+/**
+ * The cross-field rules of the window choice: `dynamicThreshold` needs the time window, and a snapshot in
+ * `initialState` must hold the calls of a count window exactly when the options ask for one, of the same size.
+ */
+export function countWindowProblems(o: {
+  strategy: string;
+  window?: { size: number } | undefined;
+  initialState?: { calls?: { size: number } | undefined } | undefined;
+}): Problem[] {
+  const count = o.window;
+  if (count !== undefined && o.strategy === 'dynamicThreshold') return [{ path: ['window'], message: COUNT_DYNAMIC }];
+  const s = o.initialState;
+  if (s === undefined) return [];
+  if (count === undefined) return s.calls === undefined ? [] : [{ path: ['initialState', 'calls'], message: 'expected no calls: the options ask for the time window' }];
+  if (s.calls === undefined) return [{ path: ['initialState', 'calls'], message: "expected the count window's calls (window.type is 'count')" }];
+  return s.calls.size === count.size ? [] : [{ path: ['initialState', 'calls', 'size'], message: `must equal window.size (${count.size})` }];
 }
 
 /** Trips when slow calls / calls `>= threshold` (Sentinel `SlowRequestRatio`). */
@@ -278,7 +395,10 @@ const common = {
   minRequests: withDefault(intAtLeast(0), 20),
   windowMs: withDefault(positiveMs, 10_000),
   buckets: withDefault(intAtLeast(1), 10),
-  openMs: withDefault(positiveMs, 5_000),
+  window: optional(object({ type: oneOf(['count']), size: intAtLeast(1) })),
+  openMs: withDefault(openMsRule, 5_000),
+  maxOpenMs: optional(positiveMs),
+  random: optional(random),
   probes: withDefault(intAtLeast(1), 1),
   maxHalfOpenMs: withDefault(positiveMs, 60_000),
   handle: optional(handleRule),
@@ -307,7 +427,7 @@ const strategyOptions = refined(
     custom: object({ strategy: oneOf(['custom']), readyToTrip: fn<(stats: CircuitBreakerStats) => boolean>(), ...common }),
   }),
   whenValid((o, add) => {
-    for (const p of [...bucketProblems(o), ...snapshotGridProblems(o)]) add(p.message, p.path);
+    for (const p of [...bucketProblems(o), ...snapshotGridProblems(o), ...countWindowProblems(o)]) add(p.message, p.path);
   }),
 );
 

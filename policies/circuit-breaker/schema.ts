@@ -1,7 +1,22 @@
 import { z } from 'zod';
 import { checkBuckets, checkSnapshotGrid, finite, handleResultSchema, handleSchema, intSchema, ratioSchema, windowSnapshotSchema } from '../breaker/schema.js';
-import type { CircuitBreakerStats } from './options.js';
-import { clockSchema, fnSchema, nameSchema, nonNegativeMs, onceValid, positiveMs } from '../../lib/schemas.js';
+import { countSnapshotProblems, countWindowProblems, isOpenBackoff, OPEN_MS, type CircuitBreakerStats, type OpenBackoff, type OpenMsFunction } from './options.js';
+import { clockSchema, fnSchema, nameSchema, nonNegativeMs, onceValid, positiveMs, randomSchema } from '../../lib/schemas.js';
+
+const OUTCOME = 'expected an integer in [0, 3]';
+
+/** The zod schema of `CountWindowSnapshot`: a count window's size and outcomes, oldest first. */
+export const CountWindowSnapshotSchema = z
+  .object({
+    /** How many of the last calls the window holds. */
+    size: intSchema(1),
+    /** The outcomes held, oldest first: 0 a success, 1 a failure, 2 a slow success, 3 a slow failure. */
+    outcomes: z.array(z.number({ message: OUTCOME }).int({ message: OUTCOME }).min(0, { message: OUTCOME }).max(3, { message: OUTCOME })),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    for (const p of countSnapshotProblems(c)) ctx.addIssue({ code: 'custom', path: [...p.path], message: p.message });
+  });
 
 /** The zod schema of `CircuitBreakerSnapshot`. */
 export const CircuitBreakerSnapshotSchema = z
@@ -23,6 +38,10 @@ export const CircuitBreakerSnapshotSchema = z
     probeCount: intSchema(0).max(3, { message: 'expected an integer in [0, 3]' }),
     /** The statistics window. */
     window: windowSnapshotSchema,
+    /** Openings in a row since the breaker last closed; left out, 0. */
+    openings: intSchema(0).optional(),
+    /** The count window's outcomes (`window: { type: 'count' }` only). */
+    calls: CountWindowSnapshotSchema.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -46,10 +65,28 @@ const common = {
    */
   buckets: intSchema(1).default(10),
   /**
-   * How long the breaker stays open before a probe (Sentinel `RetryTimeoutMs`, gobreaker `Timeout`).
+   * The last `size` calls instead of the last `windowMs` (resilience4j `COUNT_BASED`); `minRequests` is cut to `size`.
+   * @defaultValue the time window of `windowMs` in `buckets`
+   */
+  window: z
+    .object({
+      /** A window of the last calls, not of the last milliseconds. */
+      type: z.literal('count'),
+      /** How many of the last calls it holds (resilience4j `slidingWindowSize`). */
+      size: intSchema(1),
+    })
+    .strict()
+    .optional(),
+  /**
+   * How long the breaker stays open before a probe: ms, or a backoff or a function `(openings, stats) => ms` for a
+   * period that grows with each opening in a row (resilience4j `waitIntervalFunctionInOpenState`).
    * @defaultValue 5_000
    */
-  openMs: positiveMs.default(5_000),
+  openMs: z.union([z.custom<OpenBackoff | OpenMsFunction>((v) => typeof v === 'function' || isOpenBackoff(v), { message: OPEN_MS }), positiveMs]).default(5_000),
+  /** The longest open period a growing `openMs` may give. @defaultValue the backoff's `max` when it has one, else no cap */
+  maxOpenMs: positiveMs.optional(),
+  /** Random source of a backoff's jitter (`openMs`). @defaultValue `Math.random` */
+  random: randomSchema.optional(),
   /**
    * Probes in flight at once in half-open, and successes needed to close (Sentinel `ProbeNum`, resilience4j `permittedNumberOfCallsInHalfOpenState`).
    * @defaultValue 1
@@ -158,4 +195,10 @@ export const CircuitBreakerOptionsSchema = z
   .superRefine((o, ctx) => {
     checkBuckets(o, ctx);
     checkSnapshotGrid(o, ctx);
+    checkCountWindow(o, ctx);
   }, onceValid);
+
+/** Adds an issue for each broken rule of the window choice (`countWindowProblems`). */
+export function checkCountWindow(o: Parameters<typeof countWindowProblems>[0], ctx: z.RefinementCtx): void {
+  for (const p of countWindowProblems(o)) ctx.addIssue({ code: 'custom', path: [...p.path], message: p.message });
+}

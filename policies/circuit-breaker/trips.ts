@@ -17,8 +17,8 @@ export { dynamicThreshold };
 /**
  * The trip rules of `CircuitBreakerPolicy`, one per value of its
  * `trip` option (held under `strategy` once resolved): the figure that trips the breaker (a ratio or a count),
- * or `NaN` when the rule does not trip. `minRequests` gates every rule but
- * `consecutiveFailures`.
+ * or `NaN` when the rule does not trip. `minRequests` (cut to the size of a
+ * count window) gates every rule but `consecutiveFailures`.
  */
 export function tripFigure(
   o: ResolvedCircuitBreakerOptions,
@@ -30,7 +30,9 @@ export function tripFigure(
   source: { stats(): CircuitBreakerStats },
 ): number {
   if (o.strategy === 'consecutiveFailures') return consecutiveFailures >= o.threshold ? consecutiveFailures : NaN;
-  if (total < o.minRequests) return NaN;
+  // resilience4j: a count window cuts minimumNumberOfCalls to its size, or a large minimum could never be met.
+  const w = o.window;
+  if (total < (w !== undefined && w.size < o.minRequests ? w.size : o.minRequests)) return NaN;
   switch (o.strategy) {
     case 'errorRatio': {
       const ratio = failures / total;

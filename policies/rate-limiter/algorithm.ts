@@ -34,6 +34,12 @@ export interface RateAlgorithm {
   acquire(ctx: ExecutionContext, reserve?: number): number | Promise<number>;
   /** Called once by each limiter the algorithm is given to. */
   attach?(host: LimiterHost): void;
+  /**
+   * True when, at clock time `now`, it holds nothing a new one would not (a full token bucket, an empty window, no
+   * call waiting): a keyed limiter may then drop it without changing any decision. Left out, the algorithm is
+   * taken to hold nothing: a keyed limiter drops it once unused for `idleMs`, or to make room for a new key.
+   */
+  idle?(now: number): boolean;
 }
 
 /** True for a {@link RateAlgorithm}. */

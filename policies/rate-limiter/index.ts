@@ -5,3 +5,4 @@ export { tokenBucket, TokenBucket, type TokenBucketOptions } from './token-bucke
 export { leakyBucket, LeakyBucket, type LeakyBucketOptions } from './leaky-bucket.js';
 export { slidingWindow, SlidingWindow, type SlidingWindowOptions } from './sliding-window.js';
 export type { LocalFallbackEvent } from './events.js';
+export { keyedRate, KeyedRateAlgorithm, type KeyedRateOptions, type RateKeyOf } from './keyed.js';

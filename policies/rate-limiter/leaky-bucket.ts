@@ -92,6 +92,11 @@ export class LeakyBucket implements RateAlgorithm {
     return this.queue.size;
   }
 
+  /** True when no call waits and the next may leave at clock time `now`, as from a new bucket. */
+  idle(now: number): boolean {
+    return this.queue.size === 0 && now >= this.nextAt;
+  }
+
   /** Releases the call now, queues it, or refuses it; a call with a `reserve` may only join a queue under `capacity × (1 − reserve)`. */
   acquire(ctx: ExecutionContext, reserve = 0): number | Promise<number> {
     const clock = ctx.clock;

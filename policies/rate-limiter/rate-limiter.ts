@@ -6,10 +6,8 @@ import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
-import { LeakyBucket } from './leaky-bucket.js';
-import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions } from './options.js';
-import { SlidingWindow } from './sliding-window.js';
-import { TokenBucket } from './token-bucket.js';
+import { algorithmFromData } from './from-data.js';
+import { rateLimiterOptions, type RateLimiterOptions } from './options.js';
 import { criticalityOf } from '../../lib/criticality.js';
 import { refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
 
@@ -41,7 +39,7 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
   constructor(options: RateLimiterOptions) {
     const o = checkOptions(rateLimiterOptions, options, 'rateLimiter');
     super(o.name, o.clock ?? systemClock);
-    this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : fromConfig(o.algorithm);
+    this.algorithm = isRateAlgorithm(o.algorithm) ? o.algorithm : algorithmFromData(o.algorithm);
     this.algorithm.attach?.(this);
     this.reserve = o.reserve;
   }
@@ -99,17 +97,6 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
       this.outcome(thrownOutcome(error, undefined), start, error);
     }
     return Promise.reject(error);
-  }
-}
-
-function fromConfig(config: RateAlgorithmConfig): RateAlgorithm {
-  switch (config.kind) {
-    case 'tokenBucket':
-      return new TokenBucket({ rate: config.rate, burst: config.burst });
-    case 'leakyBucket':
-      return new LeakyBucket({ rate: config.rate, capacity: config.capacity });
-    default:
-      return new SlidingWindow({ limit: config.limit, windowMs: config.windowMs, buckets: config.buckets });
   }
 }
 

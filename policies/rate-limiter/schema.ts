@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { clockSchema, nameSchema, positiveMs, reserveSchema } from '../../lib/schemas.js';
+import type { ExecutionContext } from '../../lib/policy.js';
 import { isRateAlgorithm, type RateAlgorithm } from './algorithm.js';
 import { MAX_BUCKETS } from './sliding-window.js';
 
@@ -109,5 +110,21 @@ export const RateLimiterOptionsSchema = z
     name: nameSchema.default('rateLimiter'),
     /** @defaultValue the system clock */
     clock: clockSchema.optional(),
+  })
+  .strict();
+
+const KEYED_ALGORITHM = "expected a rate algorithm as data ({ kind: 'tokenBucket' | 'leakyBucket' | 'slidingWindow', ... }) or a function (key) => RateAlgorithm";
+
+/** The zod schema of the options of `keyedRate`, for `fromConfig` and the JSON Schema. */
+export const KeyedRateOptionsSchema = z
+  .object({
+    /** The call's key: each key has its own limit. */
+    key: z.custom<(ctx: ExecutionContext) => string>((v) => typeof v === 'function', { message: 'expected a function (ctx) => string' }),
+    /** Each key's limit: an algorithm as data, made anew for each key, or a function `(key) => RateAlgorithm`. */
+    algorithm: z.union([RateAlgorithmConfigSchema, z.custom<(key: string) => RateAlgorithm>((v) => typeof v === 'function', { message: KEYED_ALGORITHM })]),
+    /** Most keys held at once; a new key that finds them all busy is refused. @defaultValue 10_000 */
+    maxKeys: positiveInt.default(10_000),
+    /** A key unused for longer than this is dropped, if its algorithm holds nothing. @defaultValue 300_000 */
+    idleMs: positiveMs.default(300_000),
   })
   .strict();

@@ -106,6 +106,11 @@ export class SlidingWindow implements RateAlgorithm {
     return wait;
   }
 
+  /** True when nothing admitted is left in the window at clock time `now`. */
+  idle(now: number): boolean {
+    return this.total === 0 || Number.isNaN(this.origin) || this.indexOf(now) - this.head >= this.counts.length;
+  }
+
   /** The bucket of clock time `t`; a clock that steps back stays in the latest bucket (counting longer is the safe side). */
   private indexOf(t: number): number {
     return Math.max(this.head, Math.floor(((t - this.origin) * this.buckets) / this.windowMs));

@@ -53,6 +53,11 @@ export class TokenBucket implements RateAlgorithm {
     return this.take(ctx.clock.now(), reserve);
   }
 
+  /** True when the bucket is full at clock time `now`: it then admits what a new bucket would. */
+  idle(now: number): boolean {
+    return this.last === -Infinity || this.tokens + ((now - this.last) * this.rate) / 1000 >= this.burst - EPSILON;
+  }
+
   /**
    * Takes a token at clock time `now`: 0 when there was one, else the
    * milliseconds until there will be. A call with a `reserve` takes one only

@@ -49,6 +49,13 @@ expectType<AdaptiveBreakerPolicy>(adaptiveBreaker({ tripMs: 500 }));
 expectType<number>(breaker().stats().admitRatio);
 expectType<BreakerState>(circuitBreaker({ strategy: 'errorCount' }).state);
 expectType<number>(circuitBreaker({ strategy: 'errorCount' }).stats().consecutiveFailures);
+// A count window and a growing open period.
+expectType<BreakerState>(circuitBreaker({ trip: 'errorRatio', window: { type: 'count', size: 100 } }).state);
+expectType<BreakerState>(circuitBreaker({ trip: 'errorCount', openMs: (openings, stats) => openings * 1_000 + stats.failures, maxOpenMs: 60_000 }).state);
+expectType<BreakerState>(circuitBreaker({ trip: 'errorCount', openMs: { delay: (n: number) => n * 1_000, max: 10_000 } }).state);
+expectError(circuitBreaker({ trip: 'errorRatio', window: { type: 'time', size: 100 } }));
+expectError(circuitBreaker({ trip: 'errorRatio', window: { type: 'count' } }));
+expectError(circuitBreaker({ trip: 'errorRatio', openMs: '5s' }));
 expectType<number>(sreBreaker().stats().workingBuckets);
 expectType<BreakerRegistry<CircuitBreakerPolicy>>(breakerRegistry({ defaults: { strategy: 'errorRatio' } }));
 expectType<BreakerRegistry<AdaptiveBreakerPolicy>>(breakerRegistry());

@@ -2,6 +2,8 @@ import { Redis } from 'ioredis';
 import { expectAssignable, expectError, expectType } from 'tsd';
 import {
   bulkhead,
+  keyedBulkhead,
+  keyedRate,
   idempotent,
   leakyBucket,
   memoryStore,
@@ -55,6 +57,18 @@ expectError(idempotent({ store: {} }));
 expectError(policy().idempotent({ failOpen: 1 }));
 expectError(redisStore(redis, { prefix: 1 }));
 expectError(redisTokenBucket(redis, { rate: 1 }));
+
+// Keyed limits: a key function and an algorithm per key.
+expectType<Promise<Receipt>>(keyedBulkhead({ key: (ctx) => ctx.meta.tenant ?? '', limit: 2, maxKeys: 100 }).execute(charge, { meta: { tenant: 't' } }));
+expectAssignable<Policy<never>>(keyedBulkhead({ key: () => 'k', limit: 1 }));
+expectAssignable<RateAlgorithm>(keyedRate({ key: (ctx) => ctx.meta.route ?? '', algorithm: { kind: 'tokenBucket', rate: 5 } }));
+expectAssignable<RateAlgorithm>(keyedRate({ key: () => 'k', algorithm: () => tokenBucket({ rate: 5 }), idleMs: 60_000 }));
+expectAssignable<RateAlgorithm>(redisTokenBucket(redis, { key: (ctx) => `tenant:${ctx.meta.tenant}`, rate: 5, maxKeys: 1_000 }));
+expectError(keyedBulkhead({ limit: 1 }));
+expectError(keyedBulkhead({ key: 'tenant', limit: 1 }));
+expectError(keyedRate({ key: () => 'k', algorithm: 'tokenBucket' }));
+expectError(keyedRate({ key: () => 'k', algorithm: { kind: 'tokenBucket', rate: 1 }, maxKeys: '10' }));
+expectError(redisTokenBucket(redis, { key: 5, rate: 1 }));
 
 // Criticality: a reserve per criticality, partitions by a ctx.meta key.
 expectType<Promise<Receipt>>(bulkhead({ limit: 10, reserve: { sheddable: 0.3 }, partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic' }).execute(charge, { meta: { criticality: 'sheddable' } }));

@@ -124,4 +124,29 @@ describeRedis('idempotent and rateLimiter across processes on a real Redis', () 
     expect(a!.admitted).toBeGreaterThan(0);
     expect(b!.admitted).toBeGreaterThan(0);
   });
+
+  it('keyed Redis token buckets hold rate × t + burst per key across two processes, and a hammered key leaves another its own', async () => {
+    const rate = 40;
+    const burst = 10;
+    const env = { PORT: db.server.port, PREFIX: 'keyed-procs:', RATE: rate, BURST: burst, DURATION_MS: 1_500, START_AT: Date.now() + 700, CONCURRENCY: 6, COLD_GAP_MS: 100 };
+    type Tally = { admitted: number; refused: number; last: number };
+    const results = (await Promise.all([runNode('keyed-bucket-worker.mjs', env).result, runNode('keyed-bucket-worker.mjs', env).result])) as {
+      hot: Tally;
+      cold: Tally;
+      fallbacks: number;
+    }[];
+    expect(results.map((r) => r.fallbacks)).toEqual([0, 0]);
+    // each key's bucket alone: t from START_AT to the key's last admission seen (same clock as Redis's TIME; 1 ms for rounding)
+    for (const tenant of ['hot', 'cold'] as const) {
+      const admitted = results[0]![tenant].admitted + results[1]![tenant].admitted;
+      const t = Math.max(results[0]![tenant].last, results[1]![tenant].last) - env.START_AT + 1;
+      expect(admitted, tenant).toBeLessThanOrEqual(Math.floor((rate * t) / 1000 + burst));
+    }
+    // the hot key was limited; the cold one, far under its own limit, never was
+    expect(results[0]!.hot.refused + results[1]!.hot.refused).toBeGreaterThan(0);
+    expect(results.map((r) => r.cold.refused)).toEqual([0, 0]);
+    expect(results[0]!.cold.admitted + results[1]!.cold.admitted).toBeGreaterThan(2);
+    // one bucket per key in Redis, under the prefix
+    expect((await db.redis.keys('keyed-procs:*')).sort()).toEqual(['keyed-procs:cold', 'keyed-procs:hot']);
+  });
 });

@@ -81,9 +81,36 @@ describeRedis('redisTokenBucket', () => {
     dead.disconnect();
   });
 
+  it('with a key function, each key has its own shared bucket: one key spending its burst leaves another its own', async () => {
+    const algorithm = () => redisTokenBucket(db.redis, { key: (ctx) => `t:${ctx.meta.tenant}`, rate: 0.001, burst: 2 });
+    const a = rateLimiter({ algorithm: algorithm(), reserve: { sheddable: 0 } });
+    const b = rateLimiter({ algorithm: algorithm(), reserve: { sheddable: 0 } });
+    const call = (l: typeof a, tenant: string) => l.execute(() => 'ok', { meta: { tenant } }).catch((e: unknown) => (isRateLimitedError(e) ? 'limited' : e));
+    // two limiters (as two processes would) share each key's bucket
+    expect([await call(a, 'x'), await call(b, 'x'), await call(a, 'x')]).toEqual(['ok', 'ok', 'limited']);
+    expect([await call(b, 'y'), await call(a, 'y'), await call(b, 'y')]).toEqual(['ok', 'ok', 'limited']);
+    expect(await db.redis.pttl('breakwater:rate:t:x')).toBeGreaterThan(0);
+    expect(await db.redis.pttl('breakwater:rate:t:y')).toBeGreaterThan(0);
+  });
+
+  it('with a key function, an unreachable Redis limits each key with its own local bucket', async () => {
+    const dead = new Redis(1, '127.0.0.1', { lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+    dead.on('error', () => undefined);
+    const limiter = rateLimiter({
+      algorithm: redisTokenBucket(dead, { key: (ctx) => ctx.meta.tenant ?? '', rate: 0.001, burst: 1, commandTimeoutMs: 50, retryMs: 60_000 }),
+      reserve: { sheddable: 0 },
+    });
+    const call = (tenant: string) => limiter.execute(() => 'ok', { meta: { tenant } }).catch((e: unknown) => (isRateLimitedError(e) ? 'limited' : e));
+    expect([await call('x'), await call('x'), await call('y'), await call('y')]).toEqual(['ok', 'limited', 'ok', 'limited']);
+    dead.disconnect();
+  });
+
   it('rejects bad options with a ConfigError naming the option', () => {
     expect(() => redisTokenBucket({} as never, { key: 'k', rate: 1 })).toThrow(ConfigError);
     expect(() => redisTokenBucket(db.redis, { key: '', rate: 1 })).toThrow(/key/);
+    expect(() => redisTokenBucket(db.redis, { key: 5 as never, rate: 1 })).toThrow('key: expected a non-empty string or a function (ctx) => string');
+    expect(() => redisTokenBucket(db.redis, { key: () => 'k', rate: 1, maxKeys: 0 })).toThrow(/maxKeys/);
+    expect(() => redisTokenBucket(db.redis, { key: () => 'k', rate: 1, idleMs: 0 })).toThrow(/idleMs/);
     expect(() => redisTokenBucket(db.redis, { key: 'k', rate: 0 })).toThrow(/rate/);
     expect(() => redisTokenBucket(db.redis, { key: 'k', rate: 1, burst: 0 })).toThrow(/burst/);
     expect(() => redisTokenBucket(db.redis, { key: 'k', rate: 1, retryMs: -1 })).toThrow(/retryMs/);

@@ -8,7 +8,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import { bulkheadOptions, type BulkheadOptions } from '../../../policies/bulkhead/options.js';
-import { BulkheadOptionsSchema } from '../../../policies/bulkhead/schema.js';
+import { BulkheadOptionsSchema, KeyedBulkheadOptionsSchema } from '../../../policies/bulkhead/schema.js';
+import { keyedBulkheadOptions, type KeyedBulkheadOptions } from '../../../policies/bulkhead/keyed.js';
 import { parity, schema, clock } from '../../helpers/parity.js';
 
 parity(
@@ -41,8 +42,29 @@ parity(
   ],
 );
 
+const byTenant = (ctx: { meta: Readonly<Record<string, string>> }) => ctx.meta.tenant ?? '';
+parity(
+  'keyedBulkhead',
+  keyedBulkheadOptions,
+  KeyedBulkheadOptionsSchema,
+  [
+    { key: byTenant, limit: 1 },
+    { key: byTenant, limit: 3, queue: 2, name: 'k', clock, maxKeys: 1, idleMs: 0.5 },
+    { key: byTenant, limit: 2, partitions: { live: 0.9, batch: 0.1 }, partitionBy: 'traffic', maxKeys: 50 },
+  ],
+  [
+    {},
+    { limit: 1 },
+    { key: 'tenant', limit: 1 },
+    { key: byTenant, limit: 0, maxKeys: 0, idleMs: 0 },
+    { key: byTenant, limit: 1, maxKeys: 1.5, idleMs: 'x' },
+    { key: byTenant, limit: 2, reserve: { default: 0.5 }, name: '' },
+  ],
+);
+
 describe('options interfaces equal their schemas', () => {
   it('pins each interface to its schema input type', () => {
     expectTypeOf<BulkheadOptions>().toEqualTypeOf<z.input<typeof BulkheadOptionsSchema>>();
+    expectTypeOf<KeyedBulkheadOptions>().toEqualTypeOf<z.input<typeof KeyedBulkheadOptionsSchema>>();
   });
 });

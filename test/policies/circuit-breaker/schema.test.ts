@@ -11,9 +11,12 @@ import { circuitBreakerOptions, type CircuitBreakerStrategyOptions, type Circuit
 import { CircuitBreakerOptionsSchema, CircuitBreakerSnapshotSchema } from '../../../policies/circuit-breaker/schema.js';
 import { circuitBreaker } from '../../../policies/circuit-breaker/circuit-breaker.js';
 import { plain, schema, clock, strangers, yes } from '../../helpers/parity.js';
+import { exponential } from '../../../policies/retry/backoff.js';
 
 const cbState = circuitBreaker({ strategy: 'errorRatio', clock }).snapshot();
 const cbWindow = cbState.window;
+const countState = circuitBreaker({ strategy: 'errorRatio', window: { type: 'count', size: 3 }, clock }).snapshot();
+const count = { type: 'count', size: 3 };
 const cbCases: unknown[] = [
   'x',
   null,
@@ -36,6 +39,22 @@ const cbCases: unknown[] = [
   { strategy: 'errorRatio', initialState: { ...cbState, probeBits: -1, probeCount: 1.5, state: 'ajar' } },
   { strategy: 'errorRatio', initialState: { ...cbState, window: { ...cbWindow, size: 3 } } },
   { strategy: 'errorRatio', initialState: { ...cbState, window: { ...cbWindow, size: 3 } }, buckets: 3 },
+  { strategy: 'errorRatio', window: { type: 'time', size: 3 } },
+  { strategy: 'errorRatio', window: { type: 'count', size: 0 } },
+  { strategy: 'errorRatio', window: { type: 'count', size: 2.5, extra: 1 } },
+  { strategy: 'errorRatio', window: { type: 'count' } },
+  { strategy: 'errorRatio', window: 100 },
+  { strategy: 'dynamicThreshold', window: count },
+  { strategy: 'errorRatio', window: { ...count, size: 4 }, initialState: countState },
+  { strategy: 'errorRatio', window: count, initialState: cbState },
+  { strategy: 'errorRatio', initialState: countState },
+  { strategy: 'errorRatio', window: count, initialState: { ...countState, calls: { size: 3, outcomes: [0, 1, 2, 3] } } },
+  { strategy: 'errorRatio', window: count, initialState: { ...countState, calls: { size: 3, outcomes: [4, -1, 0.5] } } },
+  { strategy: 'errorRatio', window: count, initialState: { ...countState, calls: { size: 0, outcomes: 'x' } } },
+  { strategy: 'errorRatio', initialState: { ...cbState, openings: -1 } },
+  { strategy: 'errorRatio', openMs: 'long' },
+  { strategy: 'errorRatio', openMs: {} },
+  { strategy: 'errorRatio', openMs: -5, maxOpenMs: 0, random: 1 },
 ];
 describe('circuitBreaker', () => {
   it('agrees on every strategy, valid or not', () => {
@@ -49,6 +68,12 @@ describe('circuitBreaker', () => {
       { strategy: 'custom', readyToTrip: yes },
       { strategy: 'errorRatio', initialState: cbState },
       { strategy: 'errorRatio', initialState: { ...cbState, retryAt: null, isolated: true } },
+      { strategy: 'errorRatio', window: count },
+      { strategy: 'slowCallRatio', window: { type: 'count', size: 1 }, minRequests: 5 },
+      { strategy: 'errorRatio', window: count, initialState: countState },
+      { strategy: 'errorRatio', window: count, initialState: { ...countState, openings: 3, calls: { size: 3, outcomes: [0, 3, 1] } } },
+      { strategy: 'errorCount', openMs: (n: number) => n * 1_000, maxOpenMs: 60_000 },
+      { strategy: 'errorCount', openMs: exponential({ initial: 1_000 }), random: () => 0.5 },
     ];
     for (const input of valid) {
       const a = plain(circuitBreakerOptions, input);
@@ -61,7 +86,7 @@ describe('circuitBreaker', () => {
       expect(a, JSON.stringify(input)).toEqual(schema(CircuitBreakerOptionsSchema, input));
     }
     for (const strategy of ['errorRatio', 'custom']) {
-      for (const key of ['threshold', 'minRequests', 'initialState', 'name', 'clock', 'readyToTrip', 'weights']) {
+      for (const key of ['threshold', 'minRequests', 'initialState', 'name', 'clock', 'readyToTrip', 'weights', 'window', 'openMs', 'maxOpenMs', 'random']) {
         for (const v of strangers) {
           const input = { strategy, [key]: v };
           expect(plain(circuitBreakerOptions, input), `${strategy}.${key}`).toEqual(schema(CircuitBreakerOptionsSchema, input));

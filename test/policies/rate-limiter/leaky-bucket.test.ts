@@ -109,3 +109,20 @@ describe('leakyBucket', () => {
     }
   });
 });
+
+describe('LeakyBucket.idle', () => {
+  it('is true when nothing waits and the next call may leave at once', async () => {
+    const clock = new TestClock(1_700_000_000_000);
+    const b = leakyBucket({ rate: 10, capacity: 5 });
+    const limiter = rateLimiter({ algorithm: b, clock });
+    expect(b.idle(clock.now())).toBe(true);
+    await limiter.execute(() => 1);
+    const waiting = limiter.execute(() => 2); // waits 100 ms for its turn
+    expect(b.idle(clock.now())).toBe(false);
+    await clock.advance(100);
+    await waiting;
+    expect(b.idle(clock.now())).toBe(false); // the next may leave only 100 ms after this one
+    await clock.advance(100);
+    expect(b.idle(clock.now())).toBe(true);
+  });
+});

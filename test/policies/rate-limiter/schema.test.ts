@@ -11,7 +11,8 @@ import { rateLimiterOptions, type RateAlgorithmConfig, type RateLimiterOptions }
 import { tokenBucket, tokenBucketOptions, type TokenBucketOptions } from '../../../policies/rate-limiter/token-bucket.js';
 import { leakyBucketOptions, type LeakyBucketOptions } from '../../../policies/rate-limiter/leaky-bucket.js';
 import { slidingWindowOptions, type SlidingWindowOptions } from '../../../policies/rate-limiter/sliding-window.js';
-import { LeakyBucketOptionsSchema, RateAlgorithmConfigSchema, RateLimiterOptionsSchema, SlidingWindowOptionsSchema, TokenBucketOptionsSchema } from '../../../policies/rate-limiter/schema.js';
+import { keyedRateOptions, type KeyedRateOptions } from '../../../policies/rate-limiter/keyed.js';
+import { KeyedRateOptionsSchema, LeakyBucketOptionsSchema, RateAlgorithmConfigSchema, RateLimiterOptionsSchema, SlidingWindowOptionsSchema, TokenBucketOptionsSchema } from '../../../policies/rate-limiter/schema.js';
 import { parity, plain, schema, clock } from '../../helpers/parity.js';
 
 parity('tokenBucket', tokenBucketOptions, TokenBucketOptionsSchema, [{ rate: 0.5 }, { rate: 10, burst: 1 }], [{}, { rate: 0 }, { rate: -1, burst: 0 }, { rate: Infinity }, { rate: 1, burst: 1.5 }]);
@@ -59,6 +60,25 @@ parity(
     { algorithm: { kind: 'tokenBucket', rate: 5 }, reserve: { sheddable: 0.2, extra: 1 } },
   ],
 );
+const byTenant = (ctx: { meta: Readonly<Record<string, string>> }) => ctx.meta.tenant ?? '';
+parity(
+  'keyedRate',
+  keyedRateOptions,
+  KeyedRateOptionsSchema,
+  [
+    { key: byTenant, algorithm: { kind: 'tokenBucket', rate: 5, burst: 2 } },
+    { key: byTenant, algorithm: () => tokenBucket({ rate: 1 }), maxKeys: 1, idleMs: 0.5 },
+    { key: byTenant, algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 10 }, maxKeys: 100 },
+  ],
+  [
+    {},
+    { key: 'tenant', algorithm: { kind: 'tokenBucket', rate: 5 } },
+    { key: byTenant, algorithm: tokenBucket({ rate: 1 }) },
+    ...algorithms.map((algorithm) => ({ key: byTenant, algorithm })),
+    { key: byTenant, algorithm: { kind: 'tokenBucket', rate: 5 }, maxKeys: 0, idleMs: 0 },
+    { key: byTenant, algorithm: { kind: 'tokenBucket', rate: 5 }, maxKeys: 2.5, idleMs: -1 },
+  ],
+);
 describe('RateAlgorithmConfigSchema', () => {
   it('agrees with the plain rule on every algorithm as data', () => {
     for (const a of algorithms) {
@@ -75,5 +95,6 @@ describe('options interfaces equal their schemas', () => {
     expectTypeOf<SlidingWindowOptions>().toEqualTypeOf<z.input<typeof SlidingWindowOptionsSchema>>();
     expectTypeOf<RateAlgorithmConfig>().toEqualTypeOf<z.input<typeof RateAlgorithmConfigSchema>>();
     expectTypeOf<RateLimiterOptions>().toEqualTypeOf<z.input<typeof RateLimiterOptionsSchema>>();
+    expectTypeOf<KeyedRateOptions>().toEqualTypeOf<z.input<typeof KeyedRateOptionsSchema>>();
   });
 });

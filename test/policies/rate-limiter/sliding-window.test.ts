@@ -157,3 +157,15 @@ describe('slidingWindow', () => {
     );
   });
 });
+
+describe('SlidingWindow.idle', () => {
+  it('is true before any call and once every admitted call has left the window', () => {
+    const w = slidingWindow({ limit: 5, windowMs: 1_000, buckets: 10 });
+    const t0 = 1_700_000_000_000;
+    expect(w.idle(t0)).toBe(true);
+    w.take(t0);
+    expect(w.idle(t0)).toBe(false);
+    expect(w.idle(t0 + 1_000)).toBe(false); // the ring still counts the bucket one step more
+    expect(w.idle(t0 + 1_100)).toBe(true);
+  });
+});

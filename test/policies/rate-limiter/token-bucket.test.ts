@@ -142,3 +142,14 @@ describe('tokenBucket', () => {
     }
   });
 });
+
+describe('TokenBucket.idle', () => {
+  it('is true while the bucket is full, false from the first token taken until it has refilled', () => {
+    const b = tokenBucket({ rate: 2, burst: 2 });
+    expect(b.idle(START)).toBe(true); // never used
+    b.take(START);
+    expect(b.idle(START)).toBe(false);
+    expect(b.idle(START + 499)).toBe(false);
+    expect(b.idle(START + 500)).toBe(true); // one token back at 2 per second: full
+  });
+});
