@@ -1,6 +1,7 @@
 import { deadlineTimerOf, isClock, systemClock, type Clock, type DeadlineEntry, type DeadlineTimer } from './clock.js';
 import { ConfigError, isTimeoutError, TimeoutError, type ConfigIssue } from './errors.js';
 import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
+import { seal } from './settle.js';
 
 /** Something that wants to know when a scope aborts. */
 export interface AbortListener {
@@ -265,6 +266,13 @@ export class Context implements ExecutionContext {
     readonly attempt: number,
     readonly key: string | undefined,
     readonly meta: Readonly<Record<string, string>>,
+    /**
+     * @internal The clock time this call (attempt) entered breakwater's
+     * layers, read once by the first layer that needs it ({@link startOf})
+     * and shared by the layers inside, which enter it in the same turn; NaN
+     * until read. The public {@link runNext} forgets it: a layer that calls it may have waited.
+     */
+    public start: number = NaN,
   ) {}
 
   get signal(): AbortSignal {
@@ -274,16 +282,30 @@ export class Context implements ExecutionContext {
     return (this.ctrl ??= new AbortController()).signal;
   }
 
-  /** The same call, for attempt `attempt`. */
+  /** The same call, for attempt `attempt` (a later attempt starts later: its start is read anew). */
   withAttempt(attempt: number): Context {
     return attempt === this.attempt ? this : new Context(this.clock, this.scope, this.deadline, attempt, this.key, this.meta);
   }
 
-  /** The same call under `scope` (a nearer deadline). */
+  /** The same call under `scope` (a nearer deadline), entered now: it keeps the start. */
   withScope(scope: Scope): Context {
     const deadline = this.deadline === undefined || scope.at < this.deadline ? (scope.at === Infinity ? undefined : scope.at) : this.deadline;
-    return new Context(this.clock, scope, deadline, this.attempt, this.key, this.meta);
+    return new Context(this.clock, scope, deadline, this.attempt, this.key, this.meta, this.start);
   }
+}
+
+/**
+ * The clock time `ctx`'s call entered this layer, on `clock`: the time an
+ * enclosing breakwater layer read in the same turn when there is one (one
+ * clock read per call, shared by every layer), else a fresh read, kept for
+ * the layers inside.
+ */
+export function startOf(ctx: ExecutionContext, clock: Clock): number {
+  if (ctx instanceof Context && ctx.clock === clock) {
+    const s = ctx.start;
+    return s === s ? s : (ctx.start = clock.now());
+  }
+  return clock.now();
 }
 
 /**
@@ -354,6 +376,21 @@ export function hardAborted(ctx: ExecutionContext): boolean {
  * not started at all.
  */
 export function runNext<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+  // Whoever calls this may have waited since the call's start was read, and the promise it gets
+  // back passes through its hands: the layers around it read their own time and settle on their own.
+  if (ctx instanceof Context) ctx.start = NaN;
+  const inner = callNext(op, ctx, next);
+  seal();
+  return inner;
+}
+
+/**
+ * @internal What {@link runNext} does, for breakwater's own layers: they
+ * call the layers inside in the same turn as they entered, so the call's
+ * start stays shared, and they may take steps on the promise that comes
+ * back (lib/settle.ts).
+ */
+export function callNext<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
   // A context a user policy made (or spread) becomes ours here, so every policy's [RUN] and the operation get a Context.
   if (!(ctx instanceof Context)) return adopt(op, ctx, next);
   if (next !== undefined) return next.policy[RUN](op, ctx, next.next) as Promise<R>;
@@ -527,8 +564,9 @@ export function executeWith<R, T>(
   const { signal, key, meta, timeout, deadline } = options;
   if (signal?.aborted) return Promise.reject(abortedBefore(signal.reason, policy.name));
   let at = deadline ?? Infinity;
+  let now = NaN;
   if (timeout !== undefined || deadline !== undefined) {
-    const now = clock.now();
+    now = clock.now();
     // The nearer of the two governs.
     if (timeout !== undefined && now + timeout < at) at = now + timeout;
     if (at <= now) return Promise.reject(new TimeoutError(policy.name));
@@ -537,7 +575,8 @@ export function executeWith<R, T>(
     return policy[RUN](op, new Context(clock, undefined, undefined, 1, key, meta ?? EMPTY_META), undefined);
   }
   const scope = new Scope(undefined, signal, at, at === Infinity ? undefined : deadlineTimerOf(clock), policy.name, false);
-  const ctx = new Context(clock, scope, at === Infinity ? undefined : at, 1, key, meta ?? EMPTY_META);
+  // The time read for the deadline is the call's start, for every layer.
+  const ctx = new Context(clock, scope, at === Infinity ? undefined : at, 1, key, meta ?? EMPTY_META, now);
   let inner: Promise<R | T>;
   try {
     inner = policy[RUN](op, ctx, undefined);
