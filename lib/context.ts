@@ -27,16 +27,14 @@ export const SCOPE_FREE_BIT = 32;
 export class Scope implements AbortListener, DeadlineEntry {
   /** State bits: aborted, byCaller, cooperative, expired, own deadline cooperative; higher bits for subclasses. */
   protected flags: number;
-  /** The abort reason: the caller's `signal.reason` or a `TimeoutError`. */
-  reason: unknown = undefined;
   heapIndex = -1;
   /** The earliest deadline of this scope and every scope enclosing it (`Infinity`: none). */
   readonly limit: number;
   /** The earliest aggressive deadline of this scope and every scope enclosing it: the one that ends the call, not only asks. */
   readonly hardLimit: number;
-  private ctrl: AbortController | undefined = undefined;
   private first: AbortListener | undefined = undefined;
-  private rest: AbortListener[] | undefined = undefined;
+  /** What most scopes never need (a reason, a signal handed out, a second listener, the caller's signal), made when first needed. */
+  private x: ScopeExtra | undefined = undefined;
 
   /**
    * @param parent enclosing scope, whose abort this one follows
@@ -48,13 +46,14 @@ export class Scope implements AbortListener, DeadlineEntry {
    */
   constructor(
     private readonly parent: Scope | undefined,
-    private readonly callerSignal: AbortSignal | undefined,
+    callerSignal: AbortSignal | undefined,
     readonly at: number,
     private readonly timer: DeadlineTimer | undefined,
     private readonly owner: string,
     coop: boolean,
   ) {
     this.flags = coop ? COOP : 0;
+    if (callerSignal !== undefined) this.extra().callerSignal = callerSignal;
     const hardAt = coop ? Infinity : at;
     this.limit = parent === undefined || parent.limit > at ? at : parent.limit;
     this.hardLimit = parent === undefined || parent.hardLimit > hardAt ? hardAt : parent.hardLimit;
@@ -74,6 +73,20 @@ export class Scope implements AbortListener, DeadlineEntry {
       joinSignal(callerSignal, this);
     }
     if (at !== Infinity && timer !== undefined) timer.add(this);
+  }
+
+  /** The abort reason: the caller's `signal.reason` or a `TimeoutError`; `undefined` until aborted. */
+  get reason(): unknown {
+    return this.x?.reason;
+  }
+
+  /** The caller's own signal this scope follows (root scopes only). */
+  private get callerSignal(): AbortSignal | undefined {
+    return this.x?.callerSignal;
+  }
+
+  private extra(): ScopeExtra {
+    return (this.x ??= { reason: undefined, ctrl: undefined, rest: undefined, callerSignal: undefined });
   }
 
   /** True once aborted (by the caller, a deadline, or the enclosing scope). */
@@ -98,29 +111,31 @@ export class Scope implements AbortListener, DeadlineEntry {
 
   /** The signal operations see; made on first read. */
   get signal(): AbortSignal {
-    if (this.ctrl === undefined) {
-      if (this.callerSignal !== undefined && this.at === Infinity && this.parent === undefined) return this.callerSignal;
-      this.ctrl = new AbortController();
+    let ctrl = this.x?.ctrl;
+    if (ctrl === undefined) {
+      const callerSignal = this.callerSignal;
+      if (callerSignal !== undefined && this.at === Infinity && this.parent === undefined) return callerSignal;
+      ctrl = this.extra().ctrl = new AbortController();
       // A user policy that builds its own context from this signal is found to be inside this scope.
-      signalScopes.set(this.ctrl.signal, this);
-      if (this.aborted) this.ctrl.abort(this.reason);
+      signalScopes.set(ctrl.signal, this);
+      if (this.aborted) ctrl.abort(this.reason);
     }
-    return this.ctrl.signal;
+    return ctrl.signal;
   }
 
   /** Adds `l`, told once when this scope next aborts; an abort that already happened is not told (read `aborted` first). */
   add(l: AbortListener): void {
     if (this.first === undefined) this.first = l;
-    else (this.rest ??= []).push(l);
+    else (this.extra().rest ??= []).push(l);
   }
 
   /** Removes `l`; harmless if absent. */
   remove(l: AbortListener): void {
+    const rest = this.x?.rest;
     if (this.first === l) {
-      this.first = this.rest?.pop();
+      this.first = rest?.pop();
       return;
     }
-    const rest = this.rest;
     if (rest === undefined) return;
     const i = rest.indexOf(l);
     if (i >= 0) {
@@ -134,16 +149,18 @@ export class Scope implements AbortListener, DeadlineEntry {
     // A cooperative abort may still be hardened by a later aggressive one.
     if (this.aborted && (!this.cooperative || cooperative)) return;
     this.flags = (this.flags & ~(BY_CALLER | COOPERATIVE)) | ABORTED | (byCaller ? BY_CALLER : 0) | (cooperative ? COOPERATIVE : 0);
-    this.reason = reason;
+    const x = this.extra();
+    x.reason = reason;
     // A cooperative abort keeps the links and this scope's own deadline: a later
     // hard abort (the caller, an outer deadline, or this scope's own aggressive
     // deadline under an earlier cooperative one) must still arrive.
     if (!cooperative) this.detach();
-    if (this.ctrl !== undefined && !this.ctrl.signal.aborted) this.ctrl.abort(reason);
+    const ctrl = x.ctrl;
+    if (ctrl !== undefined && !ctrl.signal.aborted) ctrl.abort(reason);
     const first = this.first;
-    const rest = this.rest;
+    const rest = x.rest;
     this.first = undefined;
-    this.rest = undefined;
+    x.rest = undefined;
     if (first !== undefined) first.onAbort(this);
     if (rest !== undefined) for (const l of rest) l.onAbort(this);
   }
@@ -152,13 +169,14 @@ export class Scope implements AbortListener, DeadlineEntry {
   dispose(): void {
     this.detach();
     this.first = undefined;
-    this.rest = undefined;
+    if (this.x !== undefined) this.x.rest = undefined;
   }
 
   /** True when `signal` is this scope's or an enclosing scope's (its own or the caller's). */
   knows(signal: AbortSignal): boolean {
     for (let s: Scope | undefined = this; s !== undefined; s = s.parent) {
-      if (s.callerSignal === signal || (s.ctrl !== undefined && s.ctrl.signal === signal)) return true;
+      const x = s.x;
+      if (x !== undefined && (x.callerSignal === signal || (x.ctrl !== undefined && x.ctrl.signal === signal))) return true;
     }
     return false;
   }
@@ -191,8 +209,17 @@ export class Scope implements AbortListener, DeadlineEntry {
   private detach(): void {
     if (this.heapIndex >= 0) this.timer!.remove(this);
     if (this.parent !== undefined) this.parent.remove(this);
-    if (this.callerSignal !== undefined) leaveSignal(this.callerSignal, this);
+    const callerSignal = this.callerSignal;
+    if (callerSignal !== undefined) leaveSignal(callerSignal, this);
   }
+}
+
+/** The fields of a {@link Scope} that most scopes never use. */
+interface ScopeExtra {
+  reason: unknown;
+  ctrl: AbortController | undefined;
+  rest: AbortListener[] | undefined;
+  callerSignal: AbortSignal | undefined;
 }
 
 /** Scopes whose `signal` was handed out, by that signal. */

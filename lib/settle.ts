@@ -26,7 +26,7 @@ export abstract class Step {
   abstract onError(error: unknown): unknown;
 }
 
-// The time the settlement being walked read, on which clock (one walk at a time: runSteps saves and restores them).
+// The time the settlement being walked read, on which clock (one walk at a time: runSteps sets them as it starts).
 let endAt = NaN;
 let endClock: Clock | undefined;
 
@@ -90,35 +90,29 @@ export function runSteps(
   clock: Clock | undefined,
   at: number,
 ): void {
-  const savedAt = endAt;
-  const savedClock = endClock;
+  // No walk runs inside another: a walk starts from a promise reaction or a microtask, never from a step.
   endAt = at;
   endClock = at === at ? clock : undefined;
-  try {
-    for (; step !== undefined; step = step.outer) {
-      let r: unknown;
-      try {
-        r = thrown ? step.onError(v) : step.onValue(v);
-      } catch (error) {
-        thrown = true;
-        v = error;
-        continue;
-      }
-      if (r instanceof Promise) {
-        const rest = step.outer;
-        // The steps after the wait read their own time.
-        r.then(
-          (value: unknown) => runSteps(rest, false, value, resolve, reject, undefined, NaN),
-          (error: unknown) => runSteps(rest, true, error, resolve, reject, undefined, NaN),
-        );
-        return;
-      }
-      thrown = false;
-      v = r;
+  for (; step !== undefined; step = step.outer) {
+    let r: unknown;
+    try {
+      r = thrown ? step.onError(v) : step.onValue(v);
+    } catch (error) {
+      thrown = true;
+      v = error;
+      continue;
     }
-  } finally {
-    endAt = savedAt;
-    endClock = savedClock;
+    if (r instanceof Promise) {
+      const rest = step.outer;
+      // The steps after the wait read their own time.
+      r.then(
+        (value: unknown) => runSteps(rest, false, value, resolve, reject, undefined, NaN),
+        (error: unknown) => runSteps(rest, true, error, resolve, reject, undefined, NaN),
+      );
+      return;
+    }
+    thrown = false;
+    v = r;
   }
   if (thrown) reject(v);
   else resolve(v as never);
