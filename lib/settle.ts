@@ -64,6 +64,11 @@ export function offer(s: Settling): void {
   offered = s;
 }
 
+/** Withdraws the offer of `s` if it is still on offer: a settled call must not be kept alive by it. */
+export function withdraw(s: Settling): void {
+  if (offered === s) offered = undefined;
+}
+
 /** Withdraws any offer: what comes back from here on passed through a layer that is not breakwater's own. */
 export function seal(): void {
   offered = undefined;

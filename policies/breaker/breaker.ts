@@ -136,9 +136,12 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
     } catch (error) {
       inner = Promise.reject(error);
     }
-    // One settlement for the call: a step on the inner layer's promise instead of a promise of our own.
-    const s = settlingOf(inner);
-    if (s !== undefined && s.push(new BreakerStep(this, token, start, ctx))) return inner;
+    // One settlement for the call: a step on the inner layer's promise instead of a promise of our own
+    // (nothing is on offer when the operation is next).
+    if (next !== undefined) {
+      const s = settlingOf(inner);
+      if (s !== undefined && s.push(new BreakerStep(this, token, start, ctx))) return inner;
+    }
     // Handlers on the inner promise, not an async frame: the success path costs one reaction.
     return inner.then(
       (value) => {

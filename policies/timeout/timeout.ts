@@ -5,7 +5,7 @@ import { TimeoutError } from '../../lib/errors.js';
 import { settledOutcome } from '../../lib/outcome.js';
 import { checkOptions, omit } from '../../lib/options.js';
 import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation } from '../../lib/policy.js';
-import { offer, runSteps, type Settling, type Step } from '../../lib/settle.js';
+import { offer, runSteps, withdraw, type Settling, type Step } from '../../lib/settle.js';
 import { timeoutOptions, type TimeoutOptions } from './options.js';
 
 const reconfigurable = omit(timeoutOptions, ['clock', 'name']);
@@ -257,6 +257,7 @@ class TimeoutCall<R> extends Scope implements Settling {
   private finish(): void {
     this.flags |= SETTLED;
     this.dispose();
+    withdraw(this);
   }
 }
 
