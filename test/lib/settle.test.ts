@@ -160,7 +160,7 @@ describe('policies written to the documented contract (docs/composition.md) keep
     class Logged implements Policy<never> {
       readonly name = 'logged';
       readonly events$ = EMPTY;
-      execute<R>(op: Operation<R>, options?: ExecuteOptions) {
+      execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R> {
         return executeWith(this, op, options, systemClock) as Promise<R>;
       }
       async [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
