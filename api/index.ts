@@ -37,7 +37,8 @@ export {
 } from '../lib/errors.js';
 export { EventSource } from '../lib/events.js';
 export { RollingWindow, snapshotWindow, restoreWindow, type WindowSnapshot } from '../lib/window.js';
-export { BreakerPolicy, BreakerPermit, IsolationHandle } from '../policies/breaker/breaker.js';
+export { healthReport, type HealthReport } from '../policies/breaker/health.js';
+export { BreakerPolicy, BreakerPermit, IsolationHandle, BREAKER_CONTROLS, type BreakerControl, type BreakerHealth, type BreakerTransition } from '../policies/breaker/breaker.js';
 export { Permit } from '../lib/permit.js';
 export type {
   PolicyEvent,
@@ -48,7 +49,7 @@ export type {
   QueuedEvent,
   LimitRejectedEvent,
 } from '../lib/events.js';
-export type { BreakerState, StateChangeReason, StateChangeEvent, BreakerRejectedEvent, ForcePassEvent } from '../policies/breaker/events.js';
+export type { BreakerState, StateChangeReason, StateChangeEvent, BreakerRejectedEvent, ForcePassEvent, ControlChangedEvent } from '../policies/breaker/events.js';
 export * from '../policies/timeout/index.js';
 export * from '../policies/retry/index.js';
 export * from '../policies/fallback/index.js';
@@ -68,6 +69,7 @@ export * from '../policies/bulkhead/index.js';
 export * from '../policies/rate-limiter/index.js';
 export * from '../policies/adaptive-limiter/index.js';
 export * from '../policies/idempotent/index.js';
+export * from '../policies/outlier/index.js';
 export * from '../config/strategies/index.js';
 export { ConfigPipeline } from '../config/pipeline.js';
 export type { Handlers, BuildEnv } from '../config/resolve.js';

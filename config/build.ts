@@ -8,6 +8,7 @@ import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../pol
 import { rateLimiter } from '../policies/rate-limiter/index.js';
 import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
+import type { BreakerControl } from '../policies/breaker/breaker.js';
 import { cache, type CacheStore } from '../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
 import { SreBreaker, sreBreaker } from '../policies/sre-breaker/index.js';
@@ -94,7 +95,7 @@ function chaosOptions(e: Entry<'chaos'>, r: Resolver, path: string) {
 
 /** Resolves the handler names of breaker options. */
 function breakerOptions(o: Record<string, unknown>, r: Resolver, path: string): Record<string, unknown> {
-  const { type: _t, handle, handleResult, readyToTrip, ...rest } = o;
+  const { type: _t, handle, handleResult, readyToTrip, control: _c, ...rest } = o;
   return {
     ...rest,
     ...named('handle', r.optionalFn(handle as string | undefined, `${path}.handle`)),
@@ -112,6 +113,13 @@ function keyOfEntry(e: { metaKey?: string; keyOf?: string }, r: Resolver, path: 
 
 /** Builds the policy an entry describes, resolving handler names through `r`. */
 export function buildEntry(e: EntryConfig, r: Resolver, path: string): Policy<unknown> {
+  const policy = buildSettings(e, r, path);
+  if ((e as { control?: BreakerControl }).control !== undefined) applyControl(policy, e);
+  return policy;
+}
+
+/** Builds the policy of `e`, its control aside. */
+function buildSettings(e: EntryConfig, r: Resolver, path: string): Policy<unknown> {
   const { clock, random } = r.env;
   switch (e.type) {
     case 'sreBreaker':
@@ -213,6 +221,30 @@ function degradeShape(e: EntryConfig): unknown {
  */
 export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string, previous: EntryConfig): boolean {
   if (canonical(e) === canonical(previous)) return true;
+  if (!reconfigureSettings(policy, e, r, path, previous)) return false;
+  applyControl(policy, e);
+  return true;
+}
+
+/** A breaker entry's operator control, applied to the breaker (or keyed breaker) it built; other policies have none. */
+function applyControl(policy: Policy<unknown>, e: EntryConfig): void {
+  if (!CONTROLLED.has((e as { type: string }).type)) return;
+  const set = (policy as { setControl?: (c: BreakerControl) => void }).setControl;
+  if (typeof set === 'function') set.call(policy, (e as { control?: BreakerControl }).control ?? 'enforcing');
+}
+
+/** The entry types that take a `control`. */
+const CONTROLLED: ReadonlySet<string> = new Set(['sreBreaker', 'adaptiveBreaker', 'circuitBreaker', 'keyedBreaker']);
+
+/** `e` without its control, to tell a change of control alone from a change of settings. */
+function withoutControl(e: EntryConfig): EntryConfig {
+  const { control: _c, ...rest } = e as EntryConfig & { control?: unknown };
+  return rest as EntryConfig;
+}
+
+/** Reconfigures `policy` in place for the settings of `e` (its control aside); false when it must be rebuilt. */
+function reconfigureSettings(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string, previous: EntryConfig): boolean {
+  if (canonical(withoutControl(e)) === canonical(withoutControl(previous))) return true;
   switch (e.type) {
     case 'sreBreaker':
       if (!(policy instanceof SreBreaker)) return false;

@@ -52,6 +52,15 @@ export const BudgetConfigSchema = z.discriminatedUnion('kind', [
 ]);
 
 const judges = { handle: handlerName.optional(), handleResult: handlerName.optional() };
+/** A breaker entry's operator control (`setControl`); hot reload changes it in place. */
+const control = {
+  /**
+   * The operator's control of the breaker: `'disabled'` (every call passes), `'metricsOnly'` (shadow: the breaker
+   * runs, sheds nothing), `'forcedOpen'` (every call refused), or `'enforcing'`.
+   * @defaultValue `'enforcing'`
+   */
+  control: z.enum(['enforcing', 'disabled', 'metricsOnly', 'forcedOpen']).optional(),
+};
 /** SRE breaker options as data (handler names for functions). */
 export const sreData = SreBreakerShape.omit({ clock: true, random: true, handle: true, handleResult: true }).extend(judges);
 /** The default breaker's options as data (handler names for functions). */
@@ -73,14 +82,14 @@ const cbData = (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObj
 
 /** How each policy `type` of a config is validated and built. */
 export const entrySchemas = {
-  sreBreaker: sreData.extend({ type: z.literal('sreBreaker') }).superRefine(checkSre, onceValid),
-  adaptiveBreaker: adaptiveData.extend({ type: z.literal('adaptiveBreaker') }).superRefine(checkAdaptive, onceValid),
+  sreBreaker: sreData.extend({ type: z.literal('sreBreaker'), ...control }).superRefine(checkSre, onceValid),
+  adaptiveBreaker: adaptiveData.extend({ type: z.literal('adaptiveBreaker'), ...control }).superRefine(checkAdaptive, onceValid),
   circuitBreaker: z.discriminatedUnion(
     'strategy',
     (Object.values(CircuitBreakerVariants) as unknown as ZodStrictObject[]).map((v) =>
       v
         .omit({ clock: true, handle: true, handleResult: true } as never)
-        .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker') })
+        .extend({ ...judges, ...('readyToTrip' in v.shape ? { readyToTrip: handlerName } : {}), type: z.literal('circuitBreaker'), ...control })
         .superRefine(checkMachine, onceValid),
     ) as unknown as [ZodStrictObject, ...ZodStrictObject[]],
   ),
@@ -101,6 +110,7 @@ export const entrySchemas = {
         .optional(),
       idleMs: positiveMs.optional(),
       name: nameSchema.optional(),
+      ...control,
     })
     .strict()
     .superRefine((o, ctx) => {

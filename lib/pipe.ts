@@ -74,6 +74,19 @@ export class Pipeline<T = never> implements Policy<T> {
     this.events$ = mergeEvents(flat.map((p) => p.events$));
   }
 
+  /**
+   * The health of each policy of the pipeline that reports one (breakers, keyed breakers, nested pipelines), in
+   * order; `healthReport(pipeline)` turns it into one status.
+   */
+  health(): unknown[] {
+    const out: unknown[] = [];
+    for (const p of this.policies) {
+      const h = (p as { health?: unknown }).health;
+      if (typeof h === 'function') out.push(h.call(p));
+    }
+    return out;
+  }
+
   execute<R>(op: Operation<R>, options?: ExecuteOptions): Promise<R | T> {
     return executeWith(this, op, options, this.clock);
   }

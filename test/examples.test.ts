@@ -10,6 +10,7 @@ describe('examples/', () => {
     expect(r.stdout).toContain('ok   grpc.mjs');
     expect(r.stdout).toContain('ok   fetch-standard.mjs');
     expect(r.stdout).toContain('ok   yaml-hot-reload.mjs');
+    expect(r.stdout).toContain('ok   tracing.mjs');
     expect(r.status).toBe(0);
   }, 150_000);
 });

@@ -52,8 +52,15 @@ export type ResilientRequestInit = RequestInit & {
   ctx?: ExecutionContext;
 };
 
+/**
+ * What a call of the fetch made by {@link resilientFetch} requests: a URL or `Request`, or a function of the
+ * attempt's context that gives one, read for each attempt (e.g. `(ctx) => \`http://${ctx.meta.host}/users\`` with
+ * `outlierDetection`, which picks each attempt's host).
+ */
+export type ResilientInput = string | URL | Request | ((ctx: ExecutionContext) => string | URL | Request);
+
 /** A `fetch` under a policy; what the policy may answer instead (`T`, e.g. a fallback's value) is in its result type. */
-export type ResilientFetch<T> = (input: string | URL | Request, init?: ResilientRequestInit) => Promise<Response | T>;
+export type ResilientFetch<T> = (input: ResilientInput, init?: ResilientRequestInit) => Promise<Response | T>;
 
 const failureByDefault = (r: Response): boolean => r.status >= 500 || r.status === 429;
 
@@ -64,7 +71,8 @@ const failureByDefault = (r: Response): boolean => r.status >= 500 || r.status =
  * drained and is thrown as an {@link HttpStatusError} carrying `retryAfterMs`
  * from `Retry-After` (seconds or HTTP-date), which `retry` waits before the
  * next attempt; any other response is returned as is. A `Request` input is
- * cloned per attempt; a streaming `init.body` cannot be sent twice.
+ * cloned per attempt; a streaming `init.body` cannot be sent twice. The input may be a function of the
+ * attempt's context, read for each attempt (the host `outlierDetection` picks is in `ctx.meta.host`).
  *
  * Across the wire (docs/integrations.md): each attempt sends the time left of
  * `ctx.deadline` (`x-breakwater-timeout-ms`), `ctx.meta.criticality` and
@@ -93,7 +101,8 @@ export function resilientFetch<T>(policy: Policy<T>, fetchImpl?: FetchLike, opti
     let last: ExecutionContext | undefined;
     const attempt = async (ctx: ExecutionContext): Promise<Response> => {
       last = ctx;
-      const request = input instanceof Request ? input.clone() : input;
+      const target = typeof input === 'function' ? input(ctx) : input;
+      const request = target instanceof Request ? target.clone() : target;
       // init.headers replace a Request's own: start from those when init gives none.
       const given = rest.headers ?? (request instanceof Request ? request.headers : undefined);
       const headers = propagate ? outgoing(given, ctx, names, margin) : rest.headers;

@@ -14,6 +14,7 @@ export {
 } from './fastify.js';
 export { HttpGuardOptionsSchema, type HttpGuardOptions } from './options.js';
 export { requestContext } from './guard.js';
+export { healthHandler, type HealthHandlerOptions } from './health.js';
 export {
   isDownstreamFailure,
   isNoRetryError,

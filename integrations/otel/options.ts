@@ -3,6 +3,17 @@ import { bucketsSchema } from '../shared/options.js';
 import type { Meter } from '@opentelemetry/api';
 import { isTakenAttribute } from './attributes.js';
 
+/** Constant attributes: any name but the `breakwater.` namespace and `error.type`. */
+const attributesSchema = z
+  .record(z.string(), z.string())
+  // Each key checked here, not in the record's key schema: zod reports a key's own message as "Invalid key in record".
+  .superRefine((attributes, ctx) => {
+    for (const k of Object.keys(attributes)) {
+      if (isTakenAttribute(k)) ctx.addIssue({ code: 'custom', path: [k], message: 'expected a free attribute name (breakwater.* and error.type are taken)' });
+    }
+  })
+  .default({});
+
 /** Options of {@link registerOtelMetrics}. */
 export const OtelOptionsSchema = z
   .object({
@@ -24,15 +35,7 @@ export const OtelOptionsSchema = z
      * Constant attributes put on every data point (`{ service: 'checkout' }`); every `breakwater.*` name and `error.type` are taken.
      * @defaultValue none
      */
-    attributes: z
-      .record(z.string(), z.string())
-      // Each key checked here, not in the record's key schema: zod reports a key's own message as "Invalid key in record".
-      .superRefine((attributes, ctx) => {
-        for (const k of Object.keys(attributes)) {
-          if (isTakenAttribute(k)) ctx.addIssue({ code: 'custom', path: [k], message: 'expected a free attribute name (breakwater.* and error.type are taken)' });
-        }
-      })
-      .default({}),
+    attributes: attributesSchema,
     /**
      * Advised bucket bounds (seconds) of the duration histogram, increasing.
      * @defaultValue 5 ms to 10 s, as the Prometheus entry
@@ -54,3 +57,29 @@ export const OtelOptionsSchema = z
  * ```
  */
 export type OtelOptions = z.input<typeof OtelOptionsSchema>;
+
+/** Options of {@link registerOtelTracing}. */
+export const OtelTracingOptionsSchema = z
+  .object({
+    /**
+     * Constant attributes put on every span event (`{ service: 'checkout' }`); every `breakwater.*` name and `error.type` are taken.
+     * @defaultValue none
+     */
+    attributes: attributesSchema,
+    /**
+     * Also adds one `breakwater.call` event per call per policy, with its outcome and duration: a full account of a
+     * call, at one event per policy of the pipeline.
+     * @defaultValue false
+     */
+    outcomes: z.boolean().default(false),
+  })
+  .strict();
+
+/**
+ * Options of {@link registerOtelTracing}.
+ * @example
+ * ```ts
+ * registerOtelTracing(pipeline, { attributes: { service: 'checkout' }, outcomes: true });
+ * ```
+ */
+export type OtelTracingOptions = z.input<typeof OtelTracingOptionsSchema>;

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, register as globalRegistry, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, register as globalRegistry } from 'prom-client';
+import { ConfigError } from '../../lib/errors.js';
 import type { OutcomeResult } from '../../lib/events.js';
 import { parseOptions } from '../../lib/schemas.js';
 import { OUTCOME_RESULTS } from '../../lib/outcome.js';
@@ -54,7 +55,13 @@ interface Observe {
  */
 export function registerMetrics(target: Observed, options: PrometheusOptions = {}): WatchHandle {
   const o = parseOptions(PrometheusOptionsSchema, options, 'prometheus');
-  const registry: Registry = o.registry ?? globalRegistry;
+  const registry = (o.registry ?? globalRegistry) as Registry;
+  const exemplars = o.exemplars;
+  if (exemplars !== undefined && (o.registry?.contentType ?? globalRegistry.contentType) !== Registry.OPENMETRICS_CONTENT_TYPE) {
+    throw new ConfigError('prometheus', [
+      { path: 'exemplars', message: 'expected a registry with the OpenMetrics content type (registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE)): only OpenMetrics carries exemplars' },
+    ]);
+  }
   const constant: Labels = o.labels;
   const extra = Object.keys(constant);
   const keyLabel = o.perKey ? ['key'] : [];
@@ -88,13 +95,15 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
     }),
   );
   const durationNames = ['policy', ...keyLabel, ...extra];
-  const duration = make(`${p}call_duration_seconds`, durationNames, () =>
+  // A family with exemplars and one without are different metrics: the exemplar flag is part of what must match.
+  const duration = make(`${p}call_duration_seconds`, exemplars === undefined ? durationNames : [...durationNames, '+exemplars'], () =>
     new Histogram({
       name: `${p}call_duration_seconds`,
       help: 'Time from a call entering a policy to its settling, in seconds (shed calls excluded).',
       labelNames: durationNames,
       buckets: [...(o.buckets ?? DEFAULT_BUCKETS)],
       registers,
+      enableExemplars: exemplars !== undefined,
     }),
   );
   const retries = make(`${p}retries_total`, durationNames, () =>
@@ -148,7 +157,9 @@ export function registerMetrics(target: Observed, options: PrometheusOptions = {
       let c = byResult.get(id);
       if (c === undefined) byResult.set(id, (c = calls.labels(withKey(withConstant({ policy, result }), key))));
       c.inc();
-      if (seconds !== undefined) {
+      if (seconds !== undefined && exemplars !== undefined) {
+        duration.observe({ labels: withKey(withConstant({ policy }), key), value: seconds, exemplarLabels: exemplars() ?? {} });
+      } else if (seconds !== undefined) {
         const hid = key === undefined ? policy : `${policy}\u0000${key}`;
         let h = histograms.get(hid);
         if (h === undefined) histograms.set(hid, (h = duration.labels(withKey(withConstant({ policy }), key))));

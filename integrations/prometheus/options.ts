@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { bucketsSchema } from '../shared/options.js';
-import type { Registry } from 'prom-client';
+import type { Registry, RegistryContentType } from 'prom-client';
 
 const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const labelName = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -14,7 +14,7 @@ export const PrometheusOptionsSchema = z
      * @defaultValue prom-client's global `register`
      */
     registry: z
-      .custom<Registry>((v) => typeof v === 'object' && v !== null && typeof (v as Registry).getSingleMetric === 'function', {
+      .custom<Registry<RegistryContentType>>((v) => typeof v === 'object' && v !== null && typeof (v as Registry).getSingleMetric === 'function', {
         message: 'expected a prom-client Registry',
       })
       .optional(),
@@ -56,6 +56,15 @@ export const PrometheusOptionsSchema = z
      * @defaultValue false
      */
     perKey: z.boolean().default(false),
+    /**
+     * Exemplar labels for each duration observation, read when the call settles (`traceExemplar` from
+     * `breakwater/otel` gives the active span's `{ trace_id, span_id }`); `undefined` records none. Needs a registry
+     * with the OpenMetrics content type, the only format that carries exemplars.
+     * @defaultValue none
+     */
+    exemplars: z
+      .custom<() => Record<string, string> | undefined>((v) => typeof v === 'function', { message: 'expected a function returning exemplar labels' })
+      .optional(),
   })
   .strict();
 

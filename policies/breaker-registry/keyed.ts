@@ -10,6 +10,7 @@ import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import type { SreBreakerPolicy } from '../sre-breaker/sre-breaker.js';
 import type { AdaptiveDefaults, BreakerRegistryOptions, SreDefaults } from './options.js';
 import { BreakerRegistry, type AnyBreaker } from './registry.js';
+import type { BreakerControl } from '../breaker/breaker.js';
 
 /** Picks a call's breaker key from its context, usually from `ctx.meta`. */
 export type KeyOf = (ctx: ExecutionContext) => string;
@@ -40,6 +41,21 @@ export class KeyedBreakerPolicy<B extends AnyBreaker = AnyBreaker> extends Polic
   /** Events of every key's breaker. */
   override get events$(): Observable<PolicyEvent> {
     return this.registry.events$;
+  }
+
+  /** The control of every key's breaker (see `BreakerRegistry.setControl`). */
+  get control(): BreakerControl {
+    return this.registry.control;
+  }
+
+  /** Puts every key's breaker, and each one made later, under `control`. */
+  setControl(control: BreakerControl): void {
+    this.registry.setControl(control);
+  }
+
+  /** The health of every key's breaker. */
+  health(): ReturnType<BreakerRegistry['health']> {
+    return this.registry.health();
   }
 
   /** The breaker of `key` (made if there is none). */

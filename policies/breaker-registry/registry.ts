@@ -11,6 +11,7 @@ import { circuitBreakerOptions, type CircuitBreakerOptions } from '../circuit-br
 import { sreBreakerOptions } from '../sre-breaker/options.js';
 import { SreBreakerPolicy } from '../sre-breaker/sre-breaker.js';
 import { breakerRegistryOptions, isPlainObject, type AdaptiveDefaults, type BreakerRegistryOptions, type SreDefaults } from './options.js';
+import { BREAKER_CONTROLS, type BreakerControl, type BreakerHealth } from '../breaker/breaker.js';
 
 /** Any breaker a registry can hold. */
 export type AnyBreaker = AdaptiveBreakerPolicy | SreBreakerPolicy | CircuitBreakerPolicy;
@@ -46,6 +47,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   private readonly machine: ReturnType<typeof parseMachine> | undefined;
   private oldest: Entry<B> | undefined = undefined;
   private newest: Entry<B> | undefined = undefined;
+  private controlMode: BreakerControl = 'enforcing';
 
   constructor(options: BreakerRegistryOptions = {}) {
     // an object rule accepts a Map or a Date as an empty options object
@@ -109,6 +111,30 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
     for (let e = this.oldest; e !== undefined; e = e.newer) yield e.key;
   }
 
+  /** The control every breaker of the registry is under (see {@link BreakerControl}). */
+  get control(): BreakerControl {
+    return this.controlMode;
+  }
+
+  /**
+   * Puts every breaker of the registry, and each one made later, under `control` (see {@link BreakerControl});
+   * an unknown value is a `ConfigError` and changes nothing.
+   */
+  setControl(control: BreakerControl): void {
+    if (!BREAKER_CONTROLS.includes(control)) {
+      throw new ConfigError(this.name, [{ path: 'control', message: `expected one of ${BREAKER_CONTROLS.map((c) => `'${c}'`).join(', ')}, got ${String(control)}` }]);
+    }
+    this.controlMode = control;
+    for (const e of this.map.values()) e.breaker.setControl(control);
+  }
+
+  /** The health of every breaker held, by key, least recently used first. */
+  health(): { readonly name: string; readonly control: BreakerControl; readonly breakers: Readonly<Record<string, BreakerHealth>> } {
+    const breakers: Record<string, BreakerHealth> = {};
+    for (let e = this.oldest; e !== undefined; e = e.newer) breakers[e.key] = e.breaker.health();
+    return { name: this.name, control: this.controlMode, breakers };
+  }
+
   /** Drops every breaker idle for longer than `idleMs` now (but those idle eviction keeps); returns how many. */
   prune(): number {
     const before = this.map.size;
@@ -122,6 +148,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
       this.adaptive !== undefined ? new AdaptiveBreakerPolicy(this.adaptive, name) : this.sre !== undefined ? new SreBreakerPolicy(this.sre, name) : new CircuitBreakerPolicy(this.machine!, name)
     ) as B;
     shareEventSource(b, this.events);
+    if (this.controlMode !== 'enforcing') b.setControl(this.controlMode);
     return b;
   }
 

@@ -2,7 +2,7 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import type { Clock } from '../../lib/clock.js';
 import { callNext, cancelledByCaller, Context, hardAborted, startOf } from '../../lib/context.js';
-import { ConfigError, isShedRejection, type BrokenCircuitError } from '../../lib/errors.js';
+import { BrokenCircuitError, ConfigError, isShedRejection } from '../../lib/errors.js';
 import type { OutcomeResult, PolicyEvent } from '../../lib/events.js';
 import type { BreakerState, StateChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
@@ -12,6 +12,43 @@ import { RUN, type Chain, type ExecutionContext, type Operation } from '../../li
 import { readSettledAt, settlingOf, shareSettledAt, Step } from '../../lib/settle.js';
 
 export { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement };
+
+/**
+ * An operator's control over a breaker (resilience4j's special states):
+ * `'enforcing'` (normal), `'disabled'` (every call passes; outcomes are still
+ * reported, the breaker's own window is not fed and its state does not
+ * change), `'metricsOnly'` (shadow mode: the breaker runs as usual, its
+ * window, state changes and `rejected` events included (with `enforced:
+ * false`), but every call passes), `'forcedOpen'` (every call is refused,
+ * as under `isolate()`).
+ */
+export type BreakerControl = 'enforcing' | 'disabled' | 'metricsOnly' | 'forcedOpen';
+
+/** Every {@link BreakerControl}, in order. */
+export const BREAKER_CONTROLS: readonly BreakerControl[] = Object.freeze(['enforcing', 'disabled', 'metricsOnly', 'forcedOpen']);
+
+/** The token of a call a control let pass without the breaker admitting it: settling it records nothing. */
+const PASSED = -1;
+
+/** A breaker's last state change, as {@link BreakerPolicy.health} reports it. */
+export interface BreakerTransition {
+  readonly from: BreakerState;
+  readonly to: BreakerState;
+  readonly reason: StateChangeReason;
+  /** Clock time of the change. */
+  readonly at: number;
+}
+
+/** What {@link BreakerPolicy.health} tells of a breaker now. */
+export interface BreakerHealth {
+  readonly name: string;
+  readonly state: BreakerState;
+  readonly control: BreakerControl;
+  /** The breaker's window figures (its `stats()`), when it has them. */
+  readonly stats?: Readonly<Record<string, unknown>>;
+  /** The last state change since the breaker was made, `undefined` if none. */
+  readonly lastTransition: BreakerTransition | undefined;
+}
 
 /** What a breaker does with its call's outcome, as a step of the call's one settlement. */
 class BreakerStep extends Step {
@@ -66,6 +103,13 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
   private isolationEpoch = 0;
   /** True when the breaker judges calls by their duration (`slowCallRatio`). */
   protected timed = false;
+  private controlMode: BreakerControl = 'enforcing';
+  /** True under `disabled` and `metricsOnly`: admission goes through {@link admitControlled}. */
+  private controlled = false;
+  /** True while `metricsOnly` asks the breaker whether it would admit: a shed is reported as not enforced. */
+  private shadow = false;
+  private forced: IsolationHandle | undefined = undefined;
+  private last: BreakerTransition | undefined = undefined;
 
   constructor(
     name: string,
@@ -111,7 +155,52 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
   allow(): BreakerPermit {
     // Read whether or not anyone listens: a subscriber may join before the call settles.
     const start = this.clock.now();
-    return new BreakerPermit(this, this.admit(start), start);
+    return new BreakerPermit(this, this.controlled ? this.admitControlled(start) : this.admit(start), start);
+  }
+
+  /** The operator's control now (see {@link BreakerControl}). */
+  get control(): BreakerControl {
+    return this.controlMode;
+  }
+
+  /**
+   * Sets the operator's control (see {@link BreakerControl}); an unknown value is a `ConfigError` and changes
+   * nothing. Leaving `'forcedOpen'` ends its isolation (closed with empty counters, unless `isolate()` handles are
+   * still live); `'disabled'` and `'metricsOnly'` keep the breaker's state, which rules again under `'enforcing'`.
+   */
+  setControl(control: BreakerControl): void {
+    if (!BREAKER_CONTROLS.includes(control)) {
+      throw new ConfigError(this.name, [{ path: 'control', message: `expected one of ${BREAKER_CONTROLS.map((c) => `'${c}'`).join(', ')}, got ${String(control)}` }]);
+    }
+    const from = this.controlMode;
+    if (from === control) return;
+    this.controlMode = control;
+    this.controlled = control === 'disabled' || control === 'metricsOnly';
+    const forced = this.forced;
+    this.forced = control === 'forcedOpen' ? this.isolate() : undefined;
+    forced?.dispose();
+    if (this.events.observed) this.events.emit({ type: 'controlChanged', policy: this.name, from, to: control });
+  }
+
+  /** The breaker's state, control, window figures and last state change, for a health endpoint. */
+  health(): BreakerHealth {
+    const stats = (this as { stats?: () => object }).stats;
+    const base = { name: this.name, state: this.state as BreakerState, control: this.controlMode, lastTransition: this.last };
+    return typeof stats === 'function' ? { ...base, stats: { ...stats.call(this) } } : base;
+  }
+
+  /** Admission under `disabled` (pass, record nothing) or `metricsOnly` (the breaker decides and records, but a shed call passes). */
+  private admitControlled(start: number): number {
+    if (this.controlMode === 'disabled') return PASSED;
+    this.shadow = true;
+    try {
+      return this.admit(start);
+    } catch (error) {
+      if (error instanceof BrokenCircuitError) return PASSED;
+      throw error;
+    } finally {
+      this.shadow = false;
+    }
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -125,7 +214,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
     const start = startOf(ctx, this.clock);
     let token: number;
     try {
-      token = this.admit(start);
+      token = this.controlled ? this.admitControlled(start) : this.admit(start);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -210,7 +299,9 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
   /** Records (or releases) an admitted call and reports it as `result`, which only matters when someone listens. */
   private finish(token: number, start: number, settlement: Settlement, result: OutcomeResult, error: unknown, at?: number): number {
     let now = NaN;
-    if (settlement === RELEASE) this.release(token, start);
+    if (token === PASSED) {
+      // let through by a control: the breaker admitted nothing to record
+    } else if (settlement === RELEASE) this.release(token, start);
     else now = this.record(token, start, settlement, at);
     if (this.events.observed) {
       // One clock read serves the window and the event, when the breaker read one.
@@ -240,12 +331,22 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
   /** Reports a transition (after the state has changed). */
   protected transition(from: S, to: S, reason: StateChangeReason, figure: number | undefined): void {
     if (from === to) return;
+    this.last = { from, to, reason, at: this.clock.now() };
     this.subject?.next(to);
     if (this.events.observed) this.events.emit({ type: 'stateChange', policy: this.name, from, to, reason, figure });
   }
 
   /** Reports and throws a shed call. */
   protected shed(error: BrokenCircuitError, dropRatio: number | undefined): never {
+    if (this.shadow) {
+      // metricsOnly: what the breaker would have done; the call passes, and its own outcome is reported when it settles
+      if (this.events.observed) {
+        const state = this.state;
+        if (dropRatio !== undefined) this.events.emit({ type: 'rejected', policy: this.name, state, dropRatio, enforced: false });
+        else this.events.emit({ type: 'rejected', policy: this.name, state, retryAfterMs: error.retryAfterMs, enforced: false });
+      }
+      throw error;
+    }
     if (this.events.observed) {
       const state = this.state;
       if (dropRatio !== undefined) this.events.emit({ type: 'rejected', policy: this.name, state, dropRatio });

@@ -47,6 +47,15 @@ export interface BreakerRejectedEvent extends EventBase {
   readonly dropRatio?: number;
   /** State machine: milliseconds until the breaker may admit a call again, when known. */
   readonly retryAfterMs?: number;
+  /** `false` under the `metricsOnly` control: the breaker would have shed the call, and let it pass. */
+  readonly enforced?: false;
+}
+
+/** An operator changed a breaker's control (`setControl`, a registry's `setControl`, or config). */
+export interface ControlChangedEvent extends EventBase {
+  readonly type: 'controlChanged';
+  readonly from: 'enforcing' | 'disabled' | 'metricsOnly' | 'forcedOpen';
+  readonly to: 'enforcing' | 'disabled' | 'metricsOnly' | 'forcedOpen';
 }
 
 /** The SRE or the default breaker let a call through because nothing had passed for longer than `forcePassMs`. */
@@ -66,5 +75,7 @@ declare module '../../lib/events.js' {
     rejected: BreakerRejectedEvent;
     // The SRE and the default breaker: a call was let through to probe.
     forcePass: ForcePassEvent;
+    // Every breaker: an operator changed its control.
+    controlChanged: ControlChangedEvent;
   }
 }

@@ -66,4 +66,34 @@ describe('breakers from config', () => {
     expect(rejected).toHaveLength(1);
     expect(rejected[0]).toMatchObject({ reason: 'invalid', issues: [{ path: 'policies[0].windowMs' }] });
   });
+
+  it('control: set at build, changed in place by a reload (the window survives), back to enforcing when removed', async () => {
+    const clock = new TestClock(START);
+    const entry = { type: 'circuitBreaker', strategy: 'errorCount', threshold: 2, minRequests: 1, windowMs: 10_000 };
+    const configs = new BehaviorSubject<unknown>({ policies: [{ ...entry, control: 'metricsOnly' }] });
+    const p = fromConfig(configs, {}, { clock });
+    const b = p.pipeline.policies[0] as CircuitBreakerPolicy;
+    expect(b.control).toBe('metricsOnly');
+    for (let i = 0; i < 3; i++) await p.execute(fail).catch(() => undefined);
+    expect(b.state).toBe('open');
+    await expect(p.execute(async () => 'passes in shadow')).resolves.toBe('passes in shadow');
+    configs.next({ policies: [{ ...entry, control: 'forcedOpen' }] });
+    expect(p.pipeline.policies[0]).toBe(b);
+    expect(b.control).toBe('forcedOpen');
+    configs.next({ policies: [entry] });
+    expect(b.control).toBe('enforcing');
+    expect(p.pipeline.policies[0]).toBe(b);
+  });
+
+  it('control: a keyed breaker takes it for every key, and a bad one is refused naming it', () => {
+    const p = fromConfig({ policies: [{ type: 'keyedBreaker', metaKey: 'host', control: 'disabled' }] });
+    expect((p.pipeline.policies[0] as unknown as { control: string }).control).toBe('disabled');
+    try {
+      fromConfig({ policies: [{ type: 'sreBreaker', control: 'off' }] });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).issues.map((i) => i.path)).toEqual(['policies[0].control']);
+    }
+  });
 });
