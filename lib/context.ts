@@ -1,6 +1,7 @@
 import { deadlineTimerOf, isClock, systemClock, type Clock, type DeadlineEntry, type DeadlineTimer } from './clock.js';
 import { ConfigError, isTimeoutError, TimeoutError, type ConfigIssue } from './errors.js';
 import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
+import { seal } from './settle.js';
 
 /** Something that wants to know when a scope aborts. */
 export interface AbortListener {
@@ -26,16 +27,14 @@ export const SCOPE_FREE_BIT = 32;
 export class Scope implements AbortListener, DeadlineEntry {
   /** State bits: aborted, byCaller, cooperative, expired, own deadline cooperative; higher bits for subclasses. */
   protected flags: number;
-  /** The abort reason: the caller's `signal.reason` or a `TimeoutError`. */
-  reason: unknown = undefined;
   heapIndex = -1;
   /** The earliest deadline of this scope and every scope enclosing it (`Infinity`: none). */
   readonly limit: number;
   /** The earliest aggressive deadline of this scope and every scope enclosing it: the one that ends the call, not only asks. */
   readonly hardLimit: number;
-  private ctrl: AbortController | undefined = undefined;
   private first: AbortListener | undefined = undefined;
-  private rest: AbortListener[] | undefined = undefined;
+  /** What most scopes never need (a reason, a signal handed out, a second listener, the caller's signal), made when first needed. */
+  private x: ScopeExtra | undefined = undefined;
 
   /**
    * @param parent enclosing scope, whose abort this one follows
@@ -47,13 +46,14 @@ export class Scope implements AbortListener, DeadlineEntry {
    */
   constructor(
     private readonly parent: Scope | undefined,
-    private readonly callerSignal: AbortSignal | undefined,
+    callerSignal: AbortSignal | undefined,
     readonly at: number,
     private readonly timer: DeadlineTimer | undefined,
     private readonly owner: string,
     coop: boolean,
   ) {
     this.flags = coop ? COOP : 0;
+    if (callerSignal !== undefined) this.extra().callerSignal = callerSignal;
     const hardAt = coop ? Infinity : at;
     this.limit = parent === undefined || parent.limit > at ? at : parent.limit;
     this.hardLimit = parent === undefined || parent.hardLimit > hardAt ? hardAt : parent.hardLimit;
@@ -73,6 +73,20 @@ export class Scope implements AbortListener, DeadlineEntry {
       joinSignal(callerSignal, this);
     }
     if (at !== Infinity && timer !== undefined) timer.add(this);
+  }
+
+  /** The abort reason: the caller's `signal.reason` or a `TimeoutError`; `undefined` until aborted. */
+  get reason(): unknown {
+    return this.x?.reason;
+  }
+
+  /** The caller's own signal this scope follows (root scopes only). */
+  private get callerSignal(): AbortSignal | undefined {
+    return this.x?.callerSignal;
+  }
+
+  private extra(): ScopeExtra {
+    return (this.x ??= { reason: undefined, ctrl: undefined, rest: undefined, callerSignal: undefined });
   }
 
   /** True once aborted (by the caller, a deadline, or the enclosing scope). */
@@ -97,29 +111,31 @@ export class Scope implements AbortListener, DeadlineEntry {
 
   /** The signal operations see; made on first read. */
   get signal(): AbortSignal {
-    if (this.ctrl === undefined) {
-      if (this.callerSignal !== undefined && this.at === Infinity && this.parent === undefined) return this.callerSignal;
-      this.ctrl = new AbortController();
+    let ctrl = this.x?.ctrl;
+    if (ctrl === undefined) {
+      const callerSignal = this.callerSignal;
+      if (callerSignal !== undefined && this.at === Infinity && this.parent === undefined) return callerSignal;
+      ctrl = this.extra().ctrl = new AbortController();
       // A user policy that builds its own context from this signal is found to be inside this scope.
-      signalScopes.set(this.ctrl.signal, this);
-      if (this.aborted) this.ctrl.abort(this.reason);
+      signalScopes.set(ctrl.signal, this);
+      if (this.aborted) ctrl.abort(this.reason);
     }
-    return this.ctrl.signal;
+    return ctrl.signal;
   }
 
   /** Adds `l`, told once when this scope next aborts; an abort that already happened is not told (read `aborted` first). */
   add(l: AbortListener): void {
     if (this.first === undefined) this.first = l;
-    else (this.rest ??= []).push(l);
+    else (this.extra().rest ??= []).push(l);
   }
 
   /** Removes `l`; harmless if absent. */
   remove(l: AbortListener): void {
+    const rest = this.x?.rest;
     if (this.first === l) {
-      this.first = this.rest?.pop();
+      this.first = rest?.pop();
       return;
     }
-    const rest = this.rest;
     if (rest === undefined) return;
     const i = rest.indexOf(l);
     if (i >= 0) {
@@ -133,16 +149,18 @@ export class Scope implements AbortListener, DeadlineEntry {
     // A cooperative abort may still be hardened by a later aggressive one.
     if (this.aborted && (!this.cooperative || cooperative)) return;
     this.flags = (this.flags & ~(BY_CALLER | COOPERATIVE)) | ABORTED | (byCaller ? BY_CALLER : 0) | (cooperative ? COOPERATIVE : 0);
-    this.reason = reason;
+    const x = this.extra();
+    x.reason = reason;
     // A cooperative abort keeps the links and this scope's own deadline: a later
     // hard abort (the caller, an outer deadline, or this scope's own aggressive
     // deadline under an earlier cooperative one) must still arrive.
     if (!cooperative) this.detach();
-    if (this.ctrl !== undefined && !this.ctrl.signal.aborted) this.ctrl.abort(reason);
+    const ctrl = x.ctrl;
+    if (ctrl !== undefined && !ctrl.signal.aborted) ctrl.abort(reason);
     const first = this.first;
-    const rest = this.rest;
+    const rest = x.rest;
     this.first = undefined;
-    this.rest = undefined;
+    x.rest = undefined;
     if (first !== undefined) first.onAbort(this);
     if (rest !== undefined) for (const l of rest) l.onAbort(this);
   }
@@ -151,13 +169,14 @@ export class Scope implements AbortListener, DeadlineEntry {
   dispose(): void {
     this.detach();
     this.first = undefined;
-    this.rest = undefined;
+    if (this.x !== undefined) this.x.rest = undefined;
   }
 
   /** True when `signal` is this scope's or an enclosing scope's (its own or the caller's). */
   knows(signal: AbortSignal): boolean {
     for (let s: Scope | undefined = this; s !== undefined; s = s.parent) {
-      if (s.callerSignal === signal || (s.ctrl !== undefined && s.ctrl.signal === signal)) return true;
+      const x = s.x;
+      if (x !== undefined && (x.callerSignal === signal || (x.ctrl !== undefined && x.ctrl.signal === signal))) return true;
     }
     return false;
   }
@@ -190,8 +209,17 @@ export class Scope implements AbortListener, DeadlineEntry {
   private detach(): void {
     if (this.heapIndex >= 0) this.timer!.remove(this);
     if (this.parent !== undefined) this.parent.remove(this);
-    if (this.callerSignal !== undefined) leaveSignal(this.callerSignal, this);
+    const callerSignal = this.callerSignal;
+    if (callerSignal !== undefined) leaveSignal(callerSignal, this);
   }
+}
+
+/** The fields of a {@link Scope} that most scopes never use. */
+interface ScopeExtra {
+  reason: unknown;
+  ctrl: AbortController | undefined;
+  rest: AbortListener[] | undefined;
+  callerSignal: AbortSignal | undefined;
 }
 
 /** Scopes whose `signal` was handed out, by that signal. */
@@ -265,6 +293,13 @@ export class Context implements ExecutionContext {
     readonly attempt: number,
     readonly key: string | undefined,
     readonly meta: Readonly<Record<string, string>>,
+    /**
+     * @internal The clock time this call (attempt) entered breakwater's
+     * layers, read once by the first layer that needs it ({@link startOf})
+     * and shared by the layers inside, which enter it in the same turn; NaN
+     * until read. The public {@link runNext} forgets it: a layer that calls it may have waited.
+     */
+    public start: number = NaN,
   ) {}
 
   get signal(): AbortSignal {
@@ -274,16 +309,30 @@ export class Context implements ExecutionContext {
     return (this.ctrl ??= new AbortController()).signal;
   }
 
-  /** The same call, for attempt `attempt`. */
+  /** The same call, for attempt `attempt` (a later attempt starts later: its start is read anew). */
   withAttempt(attempt: number): Context {
     return attempt === this.attempt ? this : new Context(this.clock, this.scope, this.deadline, attempt, this.key, this.meta);
   }
 
-  /** The same call under `scope` (a nearer deadline). */
+  /** The same call under `scope` (a nearer deadline), entered now: it keeps the start. */
   withScope(scope: Scope): Context {
     const deadline = this.deadline === undefined || scope.at < this.deadline ? (scope.at === Infinity ? undefined : scope.at) : this.deadline;
-    return new Context(this.clock, scope, deadline, this.attempt, this.key, this.meta);
+    return new Context(this.clock, scope, deadline, this.attempt, this.key, this.meta, this.start);
   }
+}
+
+/**
+ * The clock time `ctx`'s call entered this layer, on `clock`: the time an
+ * enclosing breakwater layer read in the same turn when there is one (one
+ * clock read per call, shared by every layer), else a fresh read, kept for
+ * the layers inside.
+ */
+export function startOf(ctx: ExecutionContext, clock: Clock): number {
+  if (ctx instanceof Context && ctx.clock === clock) {
+    const s = ctx.start;
+    return s === s ? s : (ctx.start = clock.now());
+  }
+  return clock.now();
 }
 
 /**
@@ -354,6 +403,21 @@ export function hardAborted(ctx: ExecutionContext): boolean {
  * not started at all.
  */
 export function runNext<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
+  // Whoever calls this may have waited since the call's start was read, and the promise it gets
+  // back passes through its hands: the layers around it read their own time and settle on their own.
+  if (ctx instanceof Context) ctx.start = NaN;
+  const inner = callNext(op, ctx, next);
+  seal();
+  return inner;
+}
+
+/**
+ * @internal What {@link runNext} does, for breakwater's own layers: they
+ * call the layers inside in the same turn as they entered, so the call's
+ * start stays shared, and they may take steps on the promise that comes
+ * back (lib/settle.ts).
+ */
+export function callNext<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
   // A context a user policy made (or spread) becomes ours here, so every policy's [RUN] and the operation get a Context.
   if (!(ctx instanceof Context)) return adopt(op, ctx, next);
   if (next !== undefined) return next.policy[RUN](op, ctx, next.next) as Promise<R>;
@@ -527,8 +591,9 @@ export function executeWith<R, T>(
   const { signal, key, meta, timeout, deadline } = options;
   if (signal?.aborted) return Promise.reject(abortedBefore(signal.reason, policy.name));
   let at = deadline ?? Infinity;
+  let now = NaN;
   if (timeout !== undefined || deadline !== undefined) {
-    const now = clock.now();
+    now = clock.now();
     // The nearer of the two governs.
     if (timeout !== undefined && now + timeout < at) at = now + timeout;
     if (at <= now) return Promise.reject(new TimeoutError(policy.name));
@@ -537,7 +602,8 @@ export function executeWith<R, T>(
     return policy[RUN](op, new Context(clock, undefined, undefined, 1, key, meta ?? EMPTY_META), undefined);
   }
   const scope = new Scope(undefined, signal, at, at === Infinity ? undefined : deadlineTimerOf(clock), policy.name, false);
-  const ctx = new Context(clock, scope, at === Infinity ? undefined : at, 1, key, meta ?? EMPTY_META);
+  // The time read for the deadline is the call's start, for every layer.
+  const ctx = new Context(clock, scope, at === Infinity ? undefined : at, 1, key, meta ?? EMPTY_META, now);
   let inner: Promise<R | T>;
   try {
     inner = policy[RUN](op, ctx, undefined);

@@ -1,4 +1,4 @@
-import { Observable, Subject, type Subscription } from 'rxjs';
+import { Observable, type Subscriber, type Subscription } from 'rxjs';
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -74,31 +74,45 @@ export interface PolicyEventTypes {
 export type PolicyEvent = PolicyEventTypes[keyof PolicyEventTypes];
 
 /**
- * A policy's event source: a private `Subject`, exposed as `events$`. Check
+ * A policy's event source, exposed as `events$`. Check
  * {@link EventSource.observed} before building an event, so an unobserved
- * policy builds no event object. The subject is made on the first read of
- * `events$`, so a source nobody ever subscribes to is one small object.
+ * policy builds no event object. `events$` is made on its first read, so a
+ * source nobody ever subscribes to is one small object.
+ *
+ * It behaves as an rxjs `Subject` would (hot; each subscriber gets the
+ * events emitted while it is subscribed, in subscription order; a
+ * subscriber that throws is reported asynchronously by rxjs and the call
+ * goes on), but `emit` hands the event straight to each subscriber: no
+ * closure and no copy of the subscriber list per event.
  */
 export class EventSource<E extends PolicyEvent = PolicyEvent> {
-  private subject: Subject<E> | undefined = undefined;
+  /** The subscribers, replaced (never changed in place) on every subscribe and unsubscribe, so an emit in progress is not disturbed. */
+  private subscribers: readonly Subscriber<E>[] = NONE;
   private observable: Observable<E> | undefined = undefined;
 
   /** All events, hot. */
   get events$(): Observable<E> {
-    return (this.observable ??= (this.subject = new Subject<E>()).asObservable());
+    return (this.observable ??= new Observable<E>((subscriber) => {
+      this.subscribers = [...this.subscribers, subscriber];
+      return () => {
+        this.subscribers = this.subscribers.filter((s) => s !== subscriber);
+      };
+    }));
   }
 
   /** True while someone is subscribed. */
   get observed(): boolean {
-    const subject = this.subject;
-    return subject !== undefined && subject.observed;
+    return this.subscribers.length > 0;
   }
 
   /** Emits `event` to subscribers (rxjs reports a throwing subscriber asynchronously; the call goes on). */
   emit(event: E): void {
-    this.subject?.next(event);
+    const subscribers = this.subscribers;
+    for (let i = 0; i < subscribers.length; i++) subscribers[i]!.next(event);
   }
 }
+
+const NONE: readonly never[] = Object.freeze([]);
 
 /**
  * The events of every source as one Observable, as rxjs's `merge` gives them

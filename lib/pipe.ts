@@ -1,6 +1,6 @@
 import { isObservable, type Observable } from 'rxjs';
 import { systemClock, type Clock } from './clock.js';
-import { executeWith, runNext } from './context.js';
+import { callNext, executeWith } from './context.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { mergeEvents, type PolicyEvent } from './events.js';
 import { ANSWER, RUN, type AltOf, type Chain, type ExecuteOptions, type ExecutionContext, type Operation, type Policy } from './policy.js';
@@ -92,11 +92,11 @@ export class Pipeline<T = never> implements Policy<T> {
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
-    if (next === undefined) return runNext(op, ctx, this.head) as Promise<R | T>;
+    if (next === undefined) return callNext(op, ctx, this.head) as Promise<R | T>;
     // Used as a layer of someone else's chain: continue into `next` after our own layers.
     let head: Chain | undefined = next;
     for (const policy of this.policies) head = { policy, next: head };
-    return runNext(op, ctx, head) as Promise<R | T>;
+    return callNext(op, ctx, head) as Promise<R | T>;
   }
 }
 

@@ -212,7 +212,7 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
     return this.pass(start, state === 'open' ? 1 - o.probeRatio : 1 - this.admitRatio);
   }
 
-  protected record(token: number, start: number, settlement: Settlement): number {
+  protected record(token: number, start: number, settlement: Settlement, at?: number): number {
     // Closed, a success within a bucket of the last timed one needs no clock: it is counted at the breaker's last
     // reading (this call's start or later) with the last measured duration.
     const sinceTimed = this.latest - this.timedAt;
@@ -221,7 +221,8 @@ export class AdaptiveBreakerPolicy extends BreakerPolicy<BreakerState> {
       this.recordSuccess(this.latest, this.heldMs);
       return NaN;
     }
-    const now = (this.latest = this.clock.now());
+    // A time the call's settlement already read serves (the layers around share one read).
+    const now = (this.latest = at !== undefined && at === at ? at : this.clock.now());
     this.answered(now);
     // An outcome of a call admitted before a transition says nothing about the dependency now (gobreaker's generations).
     if (token !== this.generation) return now;

@@ -1,7 +1,7 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import type { Clock } from '../../lib/clock.js';
-import { cancelledByCaller, Context, hardAborted, runNext } from '../../lib/context.js';
+import { callNext, cancelledByCaller, Context, hardAborted, startOf } from '../../lib/context.js';
 import { BrokenCircuitError, ConfigError, isShedRejection } from '../../lib/errors.js';
 import type { OutcomeResult, PolicyEvent } from '../../lib/events.js';
 import type { BreakerState, StateChangeReason } from './events.js';
@@ -9,6 +9,7 @@ import { judge } from '../../lib/judge.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement } from '../../lib/permit.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
+import { readSettledAt, settlingOf, shareSettledAt, Step } from '../../lib/settle.js';
 
 export { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement };
 
@@ -47,6 +48,27 @@ export interface BreakerHealth {
   readonly stats?: Readonly<Record<string, unknown>>;
   /** The last state change since the breaker was made, `undefined` if none. */
   readonly lastTransition: BreakerTransition | undefined;
+}
+
+/** What a breaker does with its call's outcome, as a step of the call's one settlement. */
+class BreakerStep extends Step {
+  constructor(
+    private readonly policy: BreakerPolicy,
+    private readonly token: number,
+    private readonly start: number,
+    private readonly ctx: ExecutionContext,
+  ) {
+    super();
+  }
+
+  onValue(value: unknown): unknown {
+    this.policy.stepValue(this.token, this.start, value);
+    return value;
+  }
+
+  onError(error: unknown): unknown {
+    return this.policy.stepError(this.token, this.start, error, this.ctx);
+  }
 }
 
 /** What every breaker's options carry: the judges of thrown values and results. */
@@ -189,7 +211,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
       if (refused !== undefined) return refused;
     }
     // Read whether or not anyone listens: a subscriber may join before the call settles.
-    const start = this.clock.now();
+    const start = startOf(ctx, this.clock);
     let token: number;
     try {
       token = this.controlled ? this.admitControlled(start) : this.admit(start);
@@ -199,9 +221,15 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
     let inner: Promise<R>;
     try {
       // What runNext would do, without its checks.
-      inner = bare && next === undefined ? Promise.resolve(op(ctx)) : runNext(op, ctx, next);
+      inner = bare && next === undefined ? Promise.resolve(op(ctx)) : callNext(op, ctx, next);
     } catch (error) {
       inner = Promise.reject(error);
+    }
+    // One settlement for the call: a step on the inner layer's promise instead of a promise of our own
+    // (nothing is on offer when the operation is next).
+    if (next !== undefined) {
+      const s = settlingOf(inner);
+      if (s !== undefined && s.push(new BreakerStep(this, token, start, ctx))) return inner;
     }
     // Handlers on the inner promise, not an async frame: the success path costs one reaction.
     return inner.then(
@@ -214,9 +242,21 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
     );
   }
 
-  private failed(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
-    this.finish(token, start, this.settlementOf(error, ctx), this.events.observed ? thrownOutcome(error, ctx) : 'failure', error);
+  private failed(token: number, start: number, error: unknown, ctx: ExecutionContext, now?: number): never {
+    this.finish(token, start, this.settlementOf(error, ctx), this.events.observed ? thrownOutcome(error, ctx) : 'failure', error, now);
     throw error;
+  }
+
+  /** @internal A call admitted with `token` at `start` settled (through a step, at the settlement's time). */
+  stepValue(token: number, start: number, value: unknown): void {
+    const now = readSettledAt(this.clock);
+    if (this.handleResult !== undefined && judge(this.handleResult, value)) shareSettledAt(this.clock, this.finish(token, start, FAILURE, 'failure', value, now));
+    else shareSettledAt(this.clock, this.finish(token, start, SUCCESS, 'success', undefined, now));
+  }
+
+  /** @internal A call admitted with `token` at `start` threw `error` (through a step); rethrows it. */
+  stepError(token: number, start: number, error: unknown, ctx: ExecutionContext): never {
+    return this.failed(token, start, error, ctx, readSettledAt(this.clock));
   }
 
   /**
@@ -257,16 +297,17 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
   }
 
   /** Records (or releases) an admitted call and reports it as `result`, which only matters when someone listens. */
-  private finish(token: number, start: number, settlement: Settlement, result: OutcomeResult, error: unknown): void {
+  private finish(token: number, start: number, settlement: Settlement, result: OutcomeResult, error: unknown, at?: number): number {
     let now = NaN;
     if (token === PASSED) {
       // let through by a control: the breaker admitted nothing to record
     } else if (settlement === RELEASE) this.release(token, start);
-    else now = this.record(token, start, settlement);
+    else now = this.record(token, start, settlement, at);
     if (this.events.observed) {
       // One clock read serves the window and the event, when the breaker read one.
-      this.outcome(result, start, error, now === now ? now : undefined);
+      this.outcome(result, start, error, now === now ? now : at !== undefined && at === at ? at : undefined);
     }
+    return now;
   }
 
   /**
@@ -275,8 +316,11 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
    * call's clock time, read once for the window and the outcome's duration.
    */
   protected abstract admit(start: number): number;
-  /** Records an admitted call's outcome; returns the clock time it read for it, or NaN when it read none. */
-  protected abstract record(token: number, start: number, settlement: Settlement): number;
+  /**
+   * Records an admitted call's outcome; returns the clock time it read for it, or NaN when it read none.
+   * `now`, when given, is the clock time the call settled, already read (a breaker may use it instead of reading its own).
+   */
+  protected abstract record(token: number, start: number, settlement: Settlement, now?: number): number;
   /** An admitted call (started at clock time `start`) ends recording nothing. */
   protected abstract release(token: number, start: number): void;
   /** The first isolation began: force open. */

@@ -1,12 +1,13 @@
 import { PolicyBase } from '../../lib/base.js';
 import type { Clock } from '../../lib/clock.js';
-import { cancelledByCaller, runNext } from '../../lib/context.js';
+import { callNext, cancelledByCaller, startOf } from '../../lib/context.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { OutcomeResult, PolicyEvent } from '../../lib/events.js';
 import { judge } from '../../lib/judge.js';
 import { checkOptions, Findings } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
+import { settledAt, settlingOf, Step } from '../../lib/settle.js';
 import { fallbackOptions, handlerRule, type FallbackHandler, type FallbackOptions } from './options.js';
 
 /**
@@ -47,15 +48,18 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
     if (this.handleResult !== undefined) return this.run(op, ctx, next);
     // No result to judge: pass the inner promise through with handlers attached
     // (no async frame); with nobody listening, only a rejection handler.
-    const observed = this.events.observed;
     // Read whether or not anyone listens: a subscriber may join before a failure is answered.
-    const start = (this.clock ?? ctx.clock).now();
+    const start = startOf(ctx, this.clock ?? ctx.clock);
     let inner: Promise<R>;
     try {
-      inner = runNext(op, ctx, next);
+      inner = callNext(op, ctx, next);
     } catch (error) {
       return this.failed(error, ctx, start);
     }
+    // One settlement for the call: a step on the inner layer's promise instead of a promise of our own.
+    const s = settlingOf(inner);
+    if (s !== undefined && s.push(new FallbackStep(this, ctx, start))) return inner;
+    const observed = this.events.observed;
     const onFailure = (error: unknown) => this.failed(error, ctx, start);
     if (!observed) return inner.then(undefined, onFailure);
     return inner.then((value) => {
@@ -65,10 +69,10 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
   }
 
   private async run<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
-    const start = (this.clock ?? ctx.clock).now();
+    const start = startOf(ctx, this.clock ?? ctx.clock);
     let failure: unknown;
     try {
-      const value = await runNext(op, ctx, next);
+      const value = await callNext(op, ctx, next);
       if (this.handleResult === undefined || !judge(this.handleResult, value)) {
         if (this.events.observed) this.report(ctx, 'success', start);
         return value;
@@ -80,8 +84,13 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
     return this.answer(failure, false, ctx, start);
   }
 
-  /** The inner call threw `error`: rethrow it (the caller's cancellation, or not handled) or answer it. */
-  private failed(error: unknown, ctx: ExecutionContext, start: number): Promise<T> {
+  /** @internal The inner call answered (through a step): report it. */
+  stepValue(ctx: ExecutionContext, start: number): void {
+    if (this.events.observed) this.outcome('success', start, undefined, settledAt(this.clock ?? ctx.clock));
+  }
+
+  /** @internal The inner call threw `error`: rethrow it (the caller's cancellation, or not handled) or answer it. */
+  failed(error: unknown, ctx: ExecutionContext, start: number): Promise<T> {
     // The caller's own cancellation is never answered; a deadline that passed is (the handlers see an aborted signal).
     if (cancelledByCaller(ctx) || (this.handle !== undefined && !judge(this.handle, error))) {
       if (this.events.observed) this.report(ctx, thrownOutcome(error, ctx), start, error);
@@ -118,6 +127,26 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
   /** Reports the call's outcome, timed on this policy's clock or else the context's. */
   private report(ctx: ExecutionContext, result: OutcomeResult, start: number, error?: unknown): void {
     this.outcome(result, start, error, (this.clock ?? ctx.clock).now());
+  }
+}
+
+/** What a fallback does with its call's outcome, as a step of the call's one settlement. */
+class FallbackStep<T> extends Step {
+  constructor(
+    private readonly policy: FallbackPolicy<T>,
+    private readonly ctx: ExecutionContext,
+    private readonly start: number,
+  ) {
+    super();
+  }
+
+  onValue(value: unknown): unknown {
+    this.policy.stepValue(this.ctx, this.start);
+    return value;
+  }
+
+  onError(error: unknown): unknown {
+    return this.policy.failed(error, this.ctx, this.start);
   }
 }
 

@@ -1,7 +1,7 @@
 import { PolicyBase } from '../../lib/base.js';
 import { systemClock } from '../../lib/clock.js';
 import { sleep } from '../../lib/sleep.js';
-import { hardAborted, runNext, toContext, type Context } from '../../lib/context.js';
+import { callNext, hardAborted, runNext, startOf, toContext, type Context } from '../../lib/context.js';
 import { ConfigError, isShedRejection } from '../../lib/errors.js';
 import type { OutcomeResult } from '../../lib/events.js';
 import type { GiveUpEvent } from './events.js';
@@ -9,6 +9,7 @@ import { judge } from '../../lib/judge.js';
 import { checkOptions, omit, type RuleOutput } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
+import { settledAt, settlingOf, Step } from '../../lib/settle.js';
 import { exponential, fromFunction, isBackoff, type Backoff } from './backoff.js';
 import type { RetryBudget } from './budget.js';
 import { retryOptions, type RetryOptions } from './options.js';
@@ -83,15 +84,18 @@ export class RetryPolicy extends PolicyBase {
     if (this.budget !== undefined || this.handleResult !== undefined) return this.run(op, c, next, NOT_TRIED, 0);
     // No budget and no result to judge: the first attempt's promise passes through with
     // handlers attached (no async frame); the retry loop starts only once it has failed.
-    const observed = this.events.observed;
     // Read whether or not anyone listens: a subscriber may join before the call settles.
-    const start = this.clock.now();
+    const start = startOf(c, this.clock);
     let first: Promise<R>;
     try {
-      first = runNext(op, c.withAttempt(1), next);
+      first = callNext(op, c.withAttempt(1), next);
     } catch (error) {
       return this.run(op, c, next, error, start);
     }
+    // One settlement for the call: a step on the inner layer's promise instead of a promise of our own.
+    const s = settlingOf(first);
+    if (s !== undefined && s.push(new RetryStep(this, op, c, next, start))) return first;
+    const observed = this.events.observed;
     const onFailure = (error: unknown) => this.run(op, c, next, error, start);
     if (!observed) return first.then(undefined, onFailure);
     return first.then((value) => {
@@ -100,11 +104,18 @@ export class RetryPolicy extends PolicyBase {
     }, onFailure);
   }
 
+  /** @internal The first attempt answered `value` (through a step): report it. */
+  firstSucceeded(start: number): void {
+    if (!this.events.observed) return;
+    this.events.emit({ type: 'success', policy: this.name, attempts: 1 });
+    this.outcome('success', start, undefined, settledAt(this.clock));
+  }
+
   /**
-   * The retry loop. `firstError` is what the first attempt threw when it has
+   * @internal The retry loop. `firstError` is what the first attempt threw when it has
    * already run ({@link NOT_TRIED} if not), and `start` then the clock time it started.
    */
-  private async run<R>(op: Operation<R>, c: Context, next: Chain | undefined, firstError: unknown, start: number): Promise<R> {
+  async run<R>(op: Operation<R>, c: Context, next: Chain | undefined, firstError: unknown, start: number): Promise<R> {
     if (firstError === NOT_TRIED) {
       start = this.clock.now();
       this.budget?.onCall(start);
@@ -188,6 +199,28 @@ export class RetryPolicy extends PolicyBase {
   private gaveUp(attempts: number, error: unknown, reason: GiveUpEvent['reason'], start: number, result: OutcomeResult): void {
     this.events.emit({ type: 'giveUp', policy: this.name, attempts, error, reason });
     this.outcome(result, start, error);
+  }
+}
+
+/** What the retry does with its first attempt's outcome, as a step of the call's one settlement. */
+class RetryStep<R> extends Step {
+  constructor(
+    private readonly policy: RetryPolicy,
+    private readonly op: Operation<R>,
+    private readonly c: Context,
+    private readonly next: Chain | undefined,
+    private readonly start: number,
+  ) {
+    super();
+  }
+
+  onValue(value: unknown): unknown {
+    this.policy.firstSucceeded(this.start);
+    return value;
+  }
+
+  onError(error: unknown): unknown {
+    return this.policy.run(this.op, this.c, this.next, error, this.start);
   }
 }
 

@@ -1,10 +1,11 @@
 import { PolicyBase } from '../../lib/base.js';
-import { deadlineTimerOf, systemClock, type DeadlineTimer } from '../../lib/clock.js';
-import { Context, EMPTY_META, runNext, Scope, SCOPE_FREE_BIT, toContext } from '../../lib/context.js';
+import { deadlineTimerOf, systemClock, type Clock, type DeadlineTimer } from '../../lib/clock.js';
+import { callNext, Context, EMPTY_META, Scope, SCOPE_FREE_BIT, startOf, toContext } from '../../lib/context.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { settledOutcome } from '../../lib/outcome.js';
 import { checkOptions, omit } from '../../lib/options.js';
 import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Operation } from '../../lib/policy.js';
+import { offer, runSteps, withdraw, type Settling, type Step } from '../../lib/settle.js';
 import { timeoutOptions, type TimeoutOptions } from './options.js';
 
 const reconfigurable = omit(timeoutOptions, ['clock', 'name']);
@@ -28,6 +29,7 @@ export class TimeoutPolicy extends PolicyBase {
   /** What a call reads and calls of this timeout; only the calls hold it. */
   private readonly calls: TimeoutOwner = {
     name: this.name,
+    clock: this.clock,
     report: (call, start, thrown, error, own) => this.report(call, start, thrown, error, own),
   };
 
@@ -65,12 +67,12 @@ export class TimeoutPolicy extends PolicyBase {
     const start = this.clock.now();
     const at = start + this._ms;
     const call = new TimeoutCall<R>(undefined, at, this.timer, this.calls, start, this._mode === 'cooperative');
-    return this.race(op, new Context(this.clock, call, at, 1, undefined, EMPTY_META), undefined, call);
+    return this.race(op, new Context(this.clock, call, at, 1, undefined, EMPTY_META, start), undefined, call);
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
     const c = toContext(ctx);
-    const start = this.clock.now();
+    const start = startOf(c, this.clock);
     const at = start + this._ms;
     const coop = this._mode === 'cooperative';
     const scope = c.scope;
@@ -89,7 +91,7 @@ export class TimeoutPolicy extends PolicyBase {
       if (next === undefined) {
         call.guardsOperation();
         inner = op(child);
-      } else inner = runNext(op, child, next);
+      } else inner = callNext(op, child, next);
     } catch (error) {
       inner = Promise.reject(error);
     }
@@ -99,7 +101,7 @@ export class TimeoutPolicy extends PolicyBase {
   /** Runs the call under the enclosing deadline that governs it, reporting its outcome. */
   private pass<R>(op: Operation<R>, c: Context, next: Chain | undefined, start: number): Promise<R> {
     const scope = c.scope!;
-    return runNext(op, c, next).then(
+    return callNext(op, c, next).then(
       (value) => {
         this.report(scope, start, false, undefined, false);
         return value;
@@ -115,18 +117,20 @@ export class TimeoutPolicy extends PolicyBase {
    * Reports a call that settled: with a value, or having thrown `error`, under `call`'s
    * scope. The `timeout` event is for this timeout's own deadline (`own`), not an enclosing one it deferred to.
    */
-  private report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): void {
-    if (!this.events.observed) return;
+  private report(call: Scope, start: number, thrown: boolean, error?: unknown, own = true): number {
+    if (!this.events.observed) return NaN;
     const now = this.clock.now();
     if (thrown && own && call.expired) this.events.emit({ type: 'timeout', policy: this.name, timeoutMs: this._ms, mode: this._mode });
     this.outcome(settledOutcome(thrown, error, call), start, error, now);
+    return now;
   }
 }
 
-/** What a call needs of its timeout: the name for its `TimeoutError`, and where to report its outcome. */
+/** What a call needs of its timeout: the name for its `TimeoutError`, its clock, and where to report its outcome (returning the clock time it read, NaN for none). */
 interface TimeoutOwner {
   readonly name: string;
-  report(call: Scope, start: number, thrown: boolean, error?: unknown, own?: boolean): void;
+  readonly clock: Clock;
+  report(call: Scope, start: number, thrown: boolean, error?: unknown, own?: boolean): number;
 }
 
 // The executor of every call's promise: one shared function instead of a closure per call.
@@ -142,9 +146,11 @@ function capture(resolve: (value: never) => void, reject: (error: unknown) => vo
  * object, the race of the operation against it (one allocation where a
  * scope and a guard would be two). Settles with the operation's outcome,
  * or at once when the scope aborts hard (this deadline if aggressive, an
- * enclosing one, the caller).
+ * enclosing one, the caller). Its promise is offered to the breakwater
+ * layers around it, which register their steps on it (lib/settle.ts):
+ * the whole call then settles once, through this promise.
  */
-class TimeoutCall<R> extends Scope {
+class TimeoutCall<R> extends Scope implements Settling {
   // Declared, not initialised: Scope's constructor may abort (an enclosing scope
   // already aborted) before these exist; `watch` then settles.
   declare readonly promise: Promise<R>;
@@ -152,6 +158,8 @@ class TimeoutCall<R> extends Scope {
   declare private reject: (error: unknown) => void;
   declare private readonly policy: TimeoutOwner;
   declare private readonly start: number;
+  /** The steps of the layers around this call, innermost first. */
+  declare private steps: Step | undefined;
 
   constructor(parent: Scope | undefined, at: number, timer: DeadlineTimer, policy: TimeoutOwner, start: number, coop: boolean) {
     super(parent, undefined, at, timer, policy.name, coop);
@@ -160,6 +168,7 @@ class TimeoutCall<R> extends Scope {
     this.reject = capturedReject as (error: unknown) => void;
     this.policy = policy;
     this.start = start;
+    this.steps = undefined;
   }
 
   /** Starts watching the operation's `value`; returns the call's promise. */
@@ -172,7 +181,20 @@ class TimeoutCall<R> extends Scope {
     }
     // Bound methods: two small objects, where two arrow functions would also need a context.
     Promise.resolve(value).then(this.ok.bind(this), this.err.bind(this));
+    offer(this);
     return this.promise;
+  }
+
+  /** Registers the step of a layer around this call, outermost so far; false once settled. */
+  push(step: Step): boolean {
+    if (this.settled) return false;
+    let s = this.steps;
+    if (s === undefined) this.steps = step;
+    else {
+      while (s.outer !== undefined) s = s.outer;
+      s.outer = step;
+    }
+    return true;
   }
 
   override abort(reason: unknown, byCaller: boolean, cooperative: boolean): void {
@@ -199,24 +221,22 @@ class TimeoutCall<R> extends Scope {
 
   private ok(value: R): void {
     if (this.settled) return;
-    this.policy.report(this, this.start, false);
+    const at = this.policy.report(this, this.start, false);
     this.finish();
-    this.resolve(value);
+    const steps = this.steps;
+    if (steps === undefined) this.resolve(value);
+    else runSteps(steps, false, value, this.resolve as (value: never) => void, this.reject, this.policy.clock, at);
   }
 
   private err(error: unknown): void {
     if (this.settled) return;
-    if (this.expired) {
-      // cooperative: the operation gave up after our deadline
-      const timeoutError = new TimeoutError(this.policy.name, undefined, { cause: error });
-      this.policy.report(this, this.start, true, timeoutError);
-      this.finish();
-      this.reject(timeoutError);
-      return;
-    }
-    this.policy.report(this, this.start, true, error);
+    // cooperative: the operation gave up after our deadline
+    if (this.expired) error = new TimeoutError(this.policy.name, undefined, { cause: error });
+    const at = this.policy.report(this, this.start, true, error);
     this.finish();
-    this.reject(error);
+    const steps = this.steps;
+    if (steps === undefined) this.reject(error);
+    else runSteps(steps, true, error, this.resolve as (value: never) => void, this.reject, this.policy.clock, at);
   }
 
   /** Rejects now, leaving the watched value to settle unobserved. */
@@ -224,7 +244,10 @@ class TimeoutCall<R> extends Scope {
     if (this.settled) return;
     this.policy.report(this, this.start, true, error);
     this.finish();
-    this.reject(error);
+    const steps = this.steps;
+    if (steps === undefined) this.reject(error);
+    // An abort (a timer, the caller's signal) is no place to run the layers around: they run next, as a rejection's handlers would.
+    else queueMicrotask(() => runSteps(steps, true, error, this.resolve as (value: never) => void, this.reject, undefined, NaN));
   }
 
   private get settled(): boolean {
@@ -234,6 +257,7 @@ class TimeoutCall<R> extends Scope {
   private finish(): void {
     this.flags |= SETTLED;
     this.dispose();
+    withdraw(this);
   }
 }
 
