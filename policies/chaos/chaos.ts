@@ -35,13 +35,10 @@ export class ChaosPolicy<T = never> extends PolicyBase<T> {
   constructor(options: ChaosOptions<T>) {
     const o = checkOptions(chaosOptions, options, 'chaos');
     super(o.name, o.clock ?? systemClock);
-    this.rate = o.injectionRate;
-    this.fault = o.fault;
-    this.latency = o.latency;
-    this.result = o.result as ChaosResult<T> | undefined;
-    this.on = typeof o.enabled === 'boolean' ? o.enabled : true;
-    this.when = typeof o.enabled === 'function' ? o.enabled : undefined;
     this.random = o.random ?? Math.random;
+    this.rate = o.injectionRate;
+    this.on = true;
+    this.apply(o);
   }
 
   /** Share of calls injected. */
@@ -55,7 +52,11 @@ export class ChaosPolicy<T = never> extends PolicyBase<T> {
    * is a `ConfigError` and changes nothing.
    */
   reconfigure(options: Omit<ChaosOptions<T>, 'clock' | 'name' | 'random'>): void {
-    const o = checkOptions(chaosOptions, { ...options, name: this.name }, this.name);
+    this.apply(checkOptions(chaosOptions, { ...options, name: this.name }, this.name));
+  }
+
+  /** Takes the injection settings of checked options. */
+  private apply(o: ReturnType<typeof chaosOptions>): void {
     this.rate = o.injectionRate;
     this.fault = o.fault;
     this.latency = o.latency;
