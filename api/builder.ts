@@ -14,7 +14,6 @@ import { rateLimiter, type RateLimiterOptions } from '../policies/rate-limiter/i
 import { adaptiveLimiter, type AdaptiveLimiterOptions } from '../policies/adaptive-limiter/index.js';
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
-import { outlierDetection, type OutlierDetectionOptions } from '../policies/outlier/index.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { checkOptions, clock, name, object, optional, random } from '../lib/options.js';
 import { checkPolicies, Pipeline } from '../lib/pipe.js';
@@ -127,11 +126,6 @@ export class PolicyBuilder<T = never> extends Pipeline<T> {
   /** Wraps a {@link degrade} around the chain so far; the result type widens by the `to` handler's. */
   degrade<F>(options: DegradeOptions<F>): PolicyBuilder<T | F> {
     return this.use(degrade<F>({ clock: this.env.clock, ...options }));
-  }
-
-  /** Wraps an {@link outlierDetection} around the chain so far: put it inside `retry` so each attempt picks its host. */
-  outlierDetection(options: OutlierDetectionOptions): PolicyBuilder<T> {
-    return this.use(outlierDetection({ clock: this.env.clock, ...options }));
   }
 
   /** Wraps a {@link loadShedder} around the chain so far. */

@@ -183,7 +183,7 @@ describe('outlierDetection', () => {
 
   it('inside retry, each attempt picks its host: a call survives a dead host', async () => {
     const clock = new TestClock();
-    const p = policy({ clock }).outlierDetection({ hosts: ['dead', 'live'], consecutiveFailures: 2 }).retry({ maxAttempts: 2, backoff: constant(0) });
+    const p = policy({ clock }).use(outlierDetection({ hosts: ['dead', 'live'], consecutiveFailures: 2, clock })).retry({ maxAttempts: 2, backoff: constant(0) });
     const hit: string[] = [];
     const op = async (ctx: { meta: Readonly<Record<string, string>> }) => {
       hit.push(ctx.meta['host']!);
