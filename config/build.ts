@@ -3,7 +3,7 @@
 import { decisionTree, DecisionTree, degrade, DegradePolicy, type DegradeHandler, type DegradePredicate } from '../policies/degrade/index.js';
 import { loadShedder } from '../policies/load-shedder/index.js';
 import type { SignalSource } from '../lib/signals.js';
-import { bulkhead, keyedBulkhead } from '../policies/bulkhead/index.js';
+import { bulkhead, BulkheadPolicy, keyedBulkhead } from '../policies/bulkhead/index.js';
 import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
 import { keyedRate, rateLimiter } from '../policies/rate-limiter/index.js';
 import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
@@ -14,7 +14,7 @@ import { CircuitBreaker, circuitBreaker, type CircuitBreakerOptions } from '../p
 import { SreBreaker, sreBreaker } from '../policies/sre-breaker/index.js';
 import { adaptiveBreaker, AdaptiveBreakerPolicy } from '../policies/adaptive-breaker/index.js';
 import { chaos, ChaosPolicy, type ChaosFault, type ChaosResult } from '../policies/chaos/index.js';
-import { fallback, fallbackChain, type FallbackHandler } from '../policies/fallback/index.js';
+import { fallback, fallbackChain, FallbackPolicy, type FallbackHandler } from '../policies/fallback/index.js';
 import { hedge, HedgePolicy, type HedgeOptions } from '../policies/hedge/index.js';
 import { constant, exponential, linear, retry, RetryPolicy, sloBudget, tokenBudget, type Backoff, type RetryBudget } from '../policies/retry/index.js';
 import { isBackoff, type BackoffFunction } from '../policies/retry/backoff.js';
@@ -294,6 +294,25 @@ function reconfigureSettings(policy: Policy<unknown>, e: EntryConfig, r: Resolve
       if (!(policy instanceof ChaosPolicy) || e.name !== (previous as { name?: string }).name) return false;
       const { name: _n, ...o } = chaosOptions(e, r, path) as Parameters<typeof chaos>[0];
       policy.reconfigure(o);
+      return true;
+    }
+    case 'bulkhead': {
+      if (!(policy instanceof BulkheadPolicy) || e.name !== (previous as { name?: string }).name) return false;
+      const { type: _t, name: _n, ...o } = e;
+      policy.reconfigure(o);
+      return true;
+    }
+    case 'fallback': {
+      if (!(policy instanceof FallbackPolicy) || e.name !== (previous as { name?: string }).name) return false;
+      policy.reconfigure([r.fn<FallbackHandler<unknown>>(e.handler, `${path}.handler`)], {
+        handle: r.optionalFn(e.handle, `${path}.handle`),
+        handleResult: r.optionalFn(e.handleResult, `${path}.handleResult`),
+      });
+      return true;
+    }
+    case 'fallbackChain': {
+      if (!(policy instanceof FallbackPolicy) || e.name !== (previous as { name?: string }).name) return false;
+      policy.reconfigure(e.handlers.map((h, i) => r.fn<FallbackHandler<unknown>>(h, `${path}.handlers[${i}]`)));
       return true;
     }
     case 'cache': {

@@ -119,6 +119,17 @@ export class Partitions {
     this.names.forEach((n, i) => this.index.set(n, i));
   }
 
+  /** True when `shares` names the same partitions, in the same order, read from the same `ctx.meta` key. */
+  sameShape(shares: Readonly<Record<string, number>>, by: string): boolean {
+    const names = Object.keys(shares);
+    return by === this.by && names.length === this.names.length && names.every((n, i) => n === this.names[i]);
+  }
+
+  /** New shares for the same partitions (see {@link Partitions.sameShape}); the counts in flight stay. */
+  reshare(shares: Readonly<Record<string, number>>): void {
+    this.names.forEach((n, i) => (this.shares[i] = shares[n]!));
+  }
+
   /** The partition of a call with labels `meta`, or {@link NO_PARTITION}. */
   of(meta: Readonly<Record<string, string>>): number {
     const key = this.by === CRITICALITY_META ? criticalityOf({ meta }) : meta[this.by];

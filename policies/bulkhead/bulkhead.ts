@@ -1,7 +1,7 @@
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock } from '../../lib/clock.js';
 import { runNext, toContext, type Context, type Scope } from '../../lib/context.js';
-import { BulkheadRejectedError } from '../../lib/errors.js';
+import { BulkheadRejectedError, ConfigError } from '../../lib/errors.js';
 import { checkOptions } from '../../lib/options.js';
 import { settledOutcome, thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
@@ -39,11 +39,9 @@ import { Slot, Waiter, type SlotOwner } from './queue.js';
  * ```
  */
 export class BulkheadPolicy extends PolicyBase {
-  /** Most calls running at once. */
-  readonly limit: number;
-  /** Most calls waiting. */
-  readonly queueLimit: number;
-  private readonly reserve: Reserve;
+  private max: number;
+  private queueMax: number;
+  private reserve: Reserve;
   private readonly partitions: Partitions | undefined;
   private running = 0;
   private waitingCount = 0;
@@ -60,10 +58,39 @@ export class BulkheadPolicy extends PolicyBase {
   constructor(options: BulkheadOptions) {
     const o = checkOptions(bulkheadOptions, options, 'bulkhead');
     super(o.name, o.clock ?? systemClock);
-    this.limit = o.limit;
-    this.queueLimit = o.queue;
+    this.max = o.limit;
+    this.queueMax = o.queue;
     this.reserve = o.reserve;
     this.partitions = o.partitions === undefined ? undefined : new Partitions(o.partitions, o.partitionBy);
+  }
+
+  /** Most calls running at once. */
+  get limit(): number {
+    return this.max;
+  }
+
+  /** Most calls waiting. */
+  get queueLimit(): number {
+    return this.queueMax;
+  }
+
+  /**
+   * Hot reload: a new `limit`, `queue` and `reserve`, keeping the calls running and waiting. A higher limit lets
+   * waiters in at once; a lower one lets running calls finish and admits no more until fewer run; a shorter queue
+   * keeps its waiters and refuses new ones until it has room. `partitions` and `partitionBy` shape the bookkeeping
+   * and cannot change in place (a `ConfigError`; build a new bulkhead). A bad option is a `ConfigError` and changes
+   * nothing.
+   */
+  reconfigure(options: Omit<BulkheadOptions, 'clock' | 'name'>): void {
+    const o = checkOptions(bulkheadOptions, { ...options, name: this.name }, this.name);
+    const parts = this.partitions;
+    const same = parts === undefined ? o.partitions === undefined : o.partitions !== undefined && parts.sameShape(o.partitions, o.partitionBy);
+    if (!same) throw new ConfigError(this.name, [{ path: 'partitions', message: 'cannot change in place (it shapes the bookkeeping); build a new bulkhead' }]);
+    this.max = o.limit;
+    this.queueMax = o.queue;
+    this.reserve = o.reserve;
+    if (parts !== undefined) parts.reshare(o.partitions!);
+    this.admitWaiters();
   }
 
   /** Calls running now (their operations not yet settled). */
@@ -95,8 +122,8 @@ export class BulkheadPolicy extends PolicyBase {
     }
     const refused = refuseAborted(c);
     if (refused !== undefined) return refused;
-    if (this.waitingCount >= this.queueLimit) {
-      const victim = this.queueLimit === 0 ? undefined : this.victimFor(rank, partition);
+    if (this.waitingCount >= this.queueMax) {
+      const victim = this.queueMax === 0 ? undefined : this.victimFor(rank, partition);
       if (victim === undefined) return Promise.reject(this.refuse(c.meta, partition, start));
       this.waiting[victim.rank]!.remove(victim);
       this.waitingCount--;
@@ -111,9 +138,9 @@ export class BulkheadPolicy extends PolicyBase {
 
   /** True when a call of criticality rank `rank` in `partition` may take a slot now. */
   private mayRun(rank: number, partition: number): boolean {
-    if (this.running >= this.limit) return false;
-    if (this.partitions?.under(partition, this.limit) === true) return true;
-    return fits(this.running, this.limit, reserveFor(this.reserve, CRITICALITIES[rank]!));
+    if (this.running >= this.max) return false;
+    if (this.partitions?.under(partition, this.max) === true) return true;
+    return fits(this.running, this.max, reserveFor(this.reserve, CRITICALITIES[rank]!));
   }
 
   private take(partition: number): void {
@@ -133,10 +160,10 @@ export class BulkheadPolicy extends PolicyBase {
       if (last !== undefined) return last as Waiter<unknown>;
     }
     const parts = this.partitions;
-    if (parts === undefined || !parts.under(partition, this.limit)) return undefined;
+    if (parts === undefined || !parts.under(partition, this.max)) return undefined;
     for (let r = this.waiting.length - 1; r >= 0; r--) {
       for (let w = this.waiting[r]!.last as Waiter<unknown> | undefined; w !== undefined; w = w.prev as Waiter<unknown> | undefined) {
-        if (w.partition !== partition && !parts.under(w.partition, this.limit)) return w;
+        if (w.partition !== partition && !parts.under(w.partition, this.max)) return w;
       }
     }
     return undefined;
@@ -170,6 +197,11 @@ export class BulkheadPolicy extends PolicyBase {
   private release(partition: number): void {
     this.running--;
     this.partitions?.leave(partition);
+    this.admitWaiters();
+  }
+
+  /** Hands the free slots to the waiters that may have them. */
+  private admitWaiters(): void {
     for (let w = this.nextWaiter(); w !== undefined; w = this.nextWaiter()) {
       this.waiting[w.rank]!.remove(w);
       this.waitingCount--;
@@ -184,12 +216,12 @@ export class BulkheadPolicy extends PolicyBase {
    * lets run. `undefined` when the bulkhead is full or no waiter may run.
    */
   private nextWaiter(): Waiter<unknown> | undefined {
-    if (this.running >= this.limit || this.waitingCount === 0) return undefined;
+    if (this.running >= this.max || this.waitingCount === 0) return undefined;
     const parts = this.partitions;
     if (parts !== undefined) {
       for (const q of this.waiting) {
         for (let w = q.first as Waiter<unknown> | undefined; w !== undefined; w = w.next as Waiter<unknown> | undefined) {
-          if (parts.under(w.partition, this.limit)) return w;
+          if (parts.under(w.partition, this.max)) return w;
         }
       }
     }

@@ -24,8 +24,8 @@ import { fallbackOptions, handlerRule, type FallbackHandler, type FallbackOption
  * ```
  */
 export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefined> {
-  private readonly handle: ((error: unknown) => boolean) | undefined;
-  private readonly handleResult: ((result: unknown) => boolean) | undefined;
+  private handle: ((error: unknown) => boolean) | undefined;
+  private handleResult: ((result: unknown) => boolean) | undefined;
   /**
    * @internal the clock of `execute`'s root context and of durations;
    * without one, the context's (a pipeline's, which reads this field first).
@@ -33,13 +33,26 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
   declare readonly clock: Clock | undefined;
 
   constructor(
-    private readonly handlers: readonly FallbackHandler<T>[],
+    private handlers: readonly FallbackHandler<T>[],
     options: FallbackOptions = {},
     /** The factory, for option errors. */
     factory: 'fallback' | 'fallbackChain' = 'fallback',
   ) {
     const o = checkOptions(fallbackOptions, options, factory);
     super(o.name ?? (handlers.length === 1 ? 'fallback' : 'fallbackChain'), o.clock);
+    this.handle = o.handle;
+    this.handleResult = o.handleResult;
+  }
+
+  /**
+   * Hot reload: new handlers (as many or not: a chain may grow or shrink) and new `handle` and `handleResult`,
+   * from the next failure on; failures being answered finish with the handlers they began with. The answer type
+   * stays the one the policy was made with. Bad handlers or options are a `ConfigError` and change nothing.
+   */
+  reconfigure(handlers: readonly FallbackHandler<T>[], options: Omit<FallbackOptions, 'clock' | 'name'> = {}): void {
+    checkHandlers(handlers, this.name);
+    const o = checkOptions(fallbackOptions, options, this.name);
+    this.handlers = [...handlers];
     this.handle = o.handle;
     this.handleResult = o.handleResult;
   }
@@ -102,11 +115,12 @@ export class FallbackPolicy<T> extends PolicyBase<T, PolicyEvent, Clock | undefi
   /** Tries the handlers on `failure`: a thrown value, or (`thrown` false) a result `handleResult` judged a failure. */
   private async answer(failure: unknown, thrown: boolean, ctx: ExecutionContext, start: number): Promise<T> {
     const handlerErrors: unknown[] = [];
-    for (let i = 0; i < this.handlers.length; i++) {
+    const handlers = this.handlers;
+    for (let i = 0; i < handlers.length; i++) {
       // Nothing answers once the caller has given up.
       if (cancelledByCaller(ctx)) break;
       try {
-        const answer = await this.handlers[i]!(failure, ctx);
+        const answer = await handlers[i]!(failure, ctx);
         if (this.events.observed) {
           this.events.emit({ type: 'fallback', policy: this.name, handler: i, error: failure });
           this.report(ctx, 'fallback', start, failure);

@@ -8,6 +8,7 @@ import { ChaosPolicy } from '../../policies/chaos/index.js';
 import { HedgePolicy } from '../../policies/hedge/index.js';
 import { chaos } from '../../policies/chaos/index.js';
 import { hedge } from '../../policies/hedge/index.js';
+import { bulkhead, BulkheadPolicy } from '../../policies/bulkhead/index.js';
 import type { PolicyEvent } from '../../lib/events.js';
 
 describe('hot reload in place: hedge, chaos, cache', () => {
@@ -86,5 +87,53 @@ describe('reconfigure', () => {
     const c = chaos({ injectionRate: 0.2, fault: new Error('x') });
     expect(() => c.reconfigure({ injectionRate: 2 })).toThrow(/injectionRate/);
     expect(c.injectionRate).toBe(0.2);
+  });
+});
+
+describe('hot reload in place: bulkhead, fallback', () => {
+  it('raises a bulkhead’s limit in place: its waiters run at once, its running calls are kept', async () => {
+    const clock = new TestClock();
+    const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'bulkhead', limit: 1, queue: 5 }] });
+    const p = fromConfig(configs, {}, { clock });
+    const b = p.pipeline.policies[0] as BulkheadPolicy;
+    const releases: Array<() => void> = [];
+    const started: number[] = [];
+    const calls = [1, 2, 3].map((n) =>
+      p.execute(
+        () =>
+          new Promise<number>((resolve) => {
+            started.push(n);
+            releases.push(() => resolve(n));
+          }),
+      ),
+    );
+    await Promise.resolve();
+    expect([b.executing, b.queued]).toEqual([1, 2]);
+    configs.next({ policies: [{ type: 'bulkhead', limit: 3, queue: 5 }] });
+    expect(p.pipeline.policies[0]).toBe(b);
+    expect([b.limit, b.executing, b.queued]).toEqual([3, 3, 0]);
+    for (const r of releases) r();
+    expect(await Promise.all(calls)).toEqual([1, 2, 3]);
+    expect(started).toEqual([1, 2, 3]);
+  });
+
+  it('refuses a change of a bulkhead’s partitions in place, naming it, and keeps the bulkhead', () => {
+    const b = bulkhead({ limit: 4, partitions: { live: 0.5, batch: 0.5 } });
+    expect(() => b.reconfigure({ limit: 4, partitions: { live: 1 } })).toThrow(/partitions: cannot change in place/);
+    b.reconfigure({ limit: 8, partitions: { live: 0.75, batch: 0.25 } });
+    expect(b.limit).toBe(8);
+    expect(() => b.reconfigure({ limit: 0 })).toThrow(ConfigError);
+    expect(b.limit).toBe(8);
+  });
+
+  it('swaps a fallback’s handler by name in place', async () => {
+    const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'fallback', handler: 'stale' }] });
+    const p = fromConfig(configs, { stale: () => 'stale', empty: () => 'empty' });
+    const f = p.pipeline.policies[0];
+    const fail = async (): Promise<string> => Promise.reject(new Error('down'));
+    await expect(p.execute(fail)).resolves.toBe('stale');
+    configs.next({ policies: [{ type: 'fallback', handler: 'empty' }] });
+    expect(p.pipeline.policies[0]).toBe(f);
+    await expect(p.execute(fail)).resolves.toBe('empty');
   });
 });
