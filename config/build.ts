@@ -5,7 +5,7 @@ import { loadShedder } from '../policies/load-shedder/index.js';
 import type { SignalSource } from '../lib/signals.js';
 import { bulkhead, BulkheadPolicy, keyedBulkhead } from '../policies/bulkhead/index.js';
 import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
-import { keyedRate, rateLimiter } from '../policies/rate-limiter/index.js';
+import { keyedRate, rateLimiter, RateLimiterPolicy } from '../policies/rate-limiter/index.js';
 import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import type { BreakerControl } from '../policies/breaker/breaker.js';
@@ -294,6 +294,14 @@ function reconfigureSettings(policy: Policy<unknown>, e: EntryConfig, r: Resolve
       if (!(policy instanceof ChaosPolicy) || e.name !== (previous as { name?: string }).name) return false;
       const { name: _n, ...o } = chaosOptions(e, r, path) as Parameters<typeof chaos>[0];
       policy.reconfigure(o);
+      return true;
+    }
+    case 'rateLimiter': {
+      // A token bucket's rate and burst change in place; another algorithm, or another kind, builds a new limiter.
+      const kind = (e.algorithm as { kind?: unknown }).kind;
+      if (!(policy instanceof RateLimiterPolicy) || e.name !== (previous as { name?: string }).name) return false;
+      if (kind !== 'tokenBucket' || (previous as { algorithm: { kind?: unknown } }).algorithm.kind !== 'tokenBucket') return false;
+      policy.reconfigure({ algorithm: e.algorithm });
       return true;
     }
     case 'bulkhead': {

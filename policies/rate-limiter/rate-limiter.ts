@@ -1,7 +1,7 @@
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock } from '../../lib/clock.js';
 import { Guard, runNext, toContext, type Context } from '../../lib/context.js';
-import { RateLimitedError } from '../../lib/errors.js';
+import { ConfigError, RateLimitedError } from '../../lib/errors.js';
 import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
@@ -34,6 +34,21 @@ import { refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
 export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
   /** The algorithm holding the limit. */
   readonly algorithm: RateAlgorithm;
+
+  /**
+   * Hot reload of the rate: a token bucket as data (`{ kind: 'tokenBucket', rate, burst }`) given to a limiter whose
+   * algorithm is a token bucket takes the new rate and burst in place, keeping its tokens. Any other change of
+   * algorithm is a `ConfigError` naming `algorithm` (build a new limiter); a bad rate is one too, and changes nothing.
+   */
+  reconfigure(options: { algorithm: unknown }): void {
+    const data = options.algorithm as { kind?: unknown } | null;
+    const current = this.algorithm as RateAlgorithm & { reconfigure?: (o: object) => void };
+    if (typeof data !== 'object' || data === null || data.kind !== 'tokenBucket' || current.kind !== 'tokenBucket' || current.reconfigure === undefined) {
+      throw new ConfigError(this.name, [{ path: 'algorithm', message: 'cannot change in place but for a token bucket\'s rate and burst; build a new limiter' }]);
+    }
+    const { kind: _k, ...rest } = data as Record<string, unknown>;
+    current.reconfigure(rest);
+  }
   private readonly reserve: Reserve;
 
   constructor(options: RateLimiterOptions) {

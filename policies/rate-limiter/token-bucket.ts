@@ -35,18 +35,37 @@ export const tokenBucketOptions = object(tokenBucketShape);
  */
 export class TokenBucket implements RateAlgorithm {
   readonly kind = 'tokenBucket';
-  /** Tokens per second. */
-  readonly rate: number;
-  /** Capacity of the bucket. */
-  readonly burst: number;
+  private refill: number;
+  private capacity: number;
   private tokens: number;
   private last = -Infinity;
 
   constructor(options: TokenBucketOptions) {
     const o = checkOptions(tokenBucketOptions, options, 'tokenBucket');
-    this.rate = o.rate;
-    this.burst = o.burst ?? Math.max(1, Math.ceil(o.rate));
-    this.tokens = this.burst;
+    this.refill = o.rate;
+    this.capacity = o.burst ?? Math.max(1, Math.ceil(o.rate));
+    this.tokens = this.capacity;
+  }
+
+  /** Tokens per second. */
+  get rate(): number {
+    return this.refill;
+  }
+
+  /** Capacity of the bucket. */
+  get burst(): number {
+    return this.capacity;
+  }
+
+  /**
+   * Hot reload: a new `rate` and `burst`, keeping the tokens the bucket holds (at most the new burst); the refill
+   * since the last call counts at the new rate. A bad option is a `ConfigError` and changes nothing.
+   */
+  reconfigure(options: TokenBucketOptions): void {
+    const o = checkOptions(tokenBucketOptions, options, 'tokenBucket');
+    this.refill = o.rate;
+    this.capacity = o.burst ?? Math.max(1, Math.ceil(o.rate));
+    if (this.tokens > this.capacity) this.tokens = this.capacity;
   }
 
   acquire(ctx: ExecutionContext, reserve = 0): number {
@@ -55,7 +74,7 @@ export class TokenBucket implements RateAlgorithm {
 
   /** True when the bucket is full at clock time `now`: it then admits what a new bucket would. */
   idle(now: number): boolean {
-    return this.last === -Infinity || this.tokens + ((now - this.last) * this.rate) / 1000 >= this.burst - EPSILON;
+    return this.last === -Infinity || this.tokens + ((now - this.last) * this.refill) / 1000 >= this.capacity - EPSILON;
   }
 
   /**
@@ -66,17 +85,17 @@ export class TokenBucket implements RateAlgorithm {
    */
   take(now: number, reserve = 0): number {
     if (now > this.last) {
-      if (this.last !== -Infinity) this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.rate) / 1000);
+      if (this.last !== -Infinity) this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) * this.refill) / 1000);
       this.last = now;
     }
-    const kept = reserve * this.burst;
+    const kept = reserve * this.capacity;
     if (this.tokens >= 1 - EPSILON && this.tokens > kept + EPSILON) {
       this.tokens -= 1;
       return 0;
     }
     // Past a reserve the call needs strictly more than `kept`: a sliver more than the time to reach it.
-    const need = kept >= 1 ? kept + 1e-3 * (this.rate / 1000) : 1;
-    return retryAfter(((need - this.tokens) * 1000) / this.rate);
+    const need = kept >= 1 ? kept + 1e-3 * (this.refill / 1000) : 1;
+    return retryAfter(((need - this.tokens) * 1000) / this.refill);
   }
 }
 

@@ -1,7 +1,8 @@
 import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { fromConfig } from '../../api/config.js';
-import { ConfigError } from '../../lib/errors.js';
+import { ConfigError, RateLimitedError } from '../../lib/errors.js';
+import { rateLimiter, RateLimiterPolicy, tokenBucket } from '../../policies/rate-limiter/index.js';
 import { TestClock } from '../../lib/testing.js';
 import { CachePolicy } from '../../policies/cache/index.js';
 import { ChaosPolicy } from '../../policies/chaos/index.js';
@@ -135,5 +136,39 @@ describe('hot reload in place: bulkhead, fallback', () => {
     configs.next({ policies: [{ type: 'fallback', handler: 'empty' }] });
     expect(p.pipeline.policies[0]).toBe(f);
     await expect(p.execute(fail)).resolves.toBe('empty');
+  });
+});
+
+describe('hot reload in place: a token bucket’s rate', () => {
+  it('takes a new rate and burst in place, keeping the tokens it holds; another algorithm is refused, naming why', async () => {
+    const clock = new TestClock();
+    const configs = new BehaviorSubject<unknown>({ policies: [{ type: 'rateLimiter', algorithm: { kind: 'tokenBucket', rate: 1, burst: 2 } }] });
+    const p = fromConfig(configs, {}, { clock });
+    const rejected: PolicyEvent[] = [];
+    p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e));
+    const limiter = p.pipeline.policies[0] as RateLimiterPolicy;
+    const ok = async () => 'ok';
+    await p.execute(ok);
+    await p.execute(ok);
+    await expect(p.execute(ok)).rejects.toBeInstanceOf(RateLimitedError);
+    configs.next({ policies: [{ type: 'rateLimiter', algorithm: { kind: 'tokenBucket', rate: 10, burst: 5 } }] });
+    expect(p.pipeline.policies[0]).toBe(limiter);
+    // the bucket is still empty: the reload did not refill it
+    await expect(p.execute(ok)).rejects.toBeInstanceOf(RateLimitedError);
+    await clock.advance(100); // one token at the new rate
+    await expect(p.execute(ok)).resolves.toBe('ok');
+    await expect(p.execute(ok)).rejects.toBeInstanceOf(RateLimitedError);
+    configs.next({ policies: [{ type: 'rateLimiter', algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 1_000 } }] });
+    expect(p.pipeline.policies[0]).toBe(limiter);
+    expect(rejected).toEqual([
+      expect.objectContaining({ reason: 'invalid', issues: [{ path: 'policies[0]', message: 'a rateLimiter entry cannot change in place: keep it as it is, or build a new pipeline' }] }),
+    ]);
+  });
+
+  it('refuses in code a change of algorithm kind, naming algorithm', () => {
+    const limiter = rateLimiter({ algorithm: tokenBucket({ rate: 5 }) });
+    expect(() => limiter.reconfigure({ algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 1_000 } })).toThrow(/algorithm: cannot change in place/);
+    expect(() => limiter.reconfigure({ algorithm: { kind: 'tokenBucket', rate: -1 } })).toThrow(ConfigError);
+    expect((limiter.algorithm as ReturnType<typeof tokenBucket>).rate).toBe(5);
   });
 });
