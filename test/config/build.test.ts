@@ -69,9 +69,11 @@ describe('reconfigureEntry', () => {
 
   it('refuses a change it cannot make in place, or a policy of another type', () => {
     const r = new Resolver({ a: () => 1, b: () => 2 }, {});
-    const before = entry({ type: 'fallback', handler: 'a' });
+    const before = entry({ type: 'fallback', handler: 'a', name: 'f' });
     const f = buildEntry(before, r, 'p');
-    expect(reconfigureEntry(f, entry({ type: 'fallback', handler: 'b' }), r, 'p', before)).toBe(false);
+    // the handler changes in place; the name cannot
+    expect(reconfigureEntry(f, entry({ type: 'fallback', handler: 'b', name: 'f' }), r, 'p', before)).toBe(true);
+    expect(reconfigureEntry(f, entry({ type: 'fallback', handler: 'b', name: 'g' }), r, 'p', before)).toBe(false);
     const breaker = buildEntry(entry({ type: 'adaptiveBreaker' }), r, 'p');
     expect(breaker).toBeInstanceOf(AdaptiveBreakerPolicy);
     expect(reconfigureEntry(breaker, entry({ type: 'timeout', ms: 5 }), r, 'p', entry({ type: 'timeout', ms: 6 }))).toBe(false);

@@ -320,11 +320,16 @@ describe('fromConfig', () => {
       const events: PolicyEvent[] = [];
       p.events$.subscribe((e) => (e.type === 'configRejected' || e.type === 'configApplied') && events.push(e));
       const deaf = () => new Promise<string>(() => {});
-      // the bulkhead's limit and the fallback's handler cannot change in place: refused, and the timeout change is put back
-      expect(p.update({ policies: [{ type: 'timeout', ms: 20 }, { type: 'bulkhead', limit: 5 }, { type: 'fallback', handler: 'a' }] })).toBe(false);
-      expect(p.update({ policies: [{ type: 'timeout', ms: 20 }, { type: 'bulkhead', limit: 2 }, { type: 'fallback', handler: 'b' }] })).toBe(false);
+      // the bulkhead's partitions and the fallback's name cannot change in place: refused, and the timeout change is put back
+      expect(p.update({ policies: [{ type: 'timeout', ms: 20 }, { type: 'bulkhead', limit: 2, partitions: { live: 1 } }, { type: 'fallback', handler: 'a' }] })).toBe(false);
+      expect(p.update({ policies: [{ type: 'timeout', ms: 20 }, { type: 'bulkhead', limit: 2 }, { type: 'fallback', handler: 'b', name: 'other' }] })).toBe(false);
       expect(events).toEqual([
-        { type: 'configRejected', policy: 'config', reason: 'invalid', issues: [{ path: 'policies[1]', message: 'a bulkhead entry cannot change in place: keep it as it is, or build a new pipeline' }] },
+        {
+          type: 'configRejected',
+          policy: 'config',
+          reason: 'invalid',
+          issues: [{ path: 'policies[1].partitions', message: 'cannot change in place (it shapes the bookkeeping); build a new bulkhead' }],
+        },
         { type: 'configRejected', policy: 'config', reason: 'invalid', issues: [{ path: 'policies[2]', message: 'a fallback entry cannot change in place: keep it as it is, or build a new pipeline' }] },
       ]);
       const before = track(p.execute(deaf), clock);
