@@ -1,20 +1,8 @@
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { AlwaysOffSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { traceExemplar } from '../../../integrations/otel/index.js';
+import { useTracing } from '../../helpers/tracing.js';
 
-const provider = new BasicTracerProvider();
-const tracer = provider.getTracer('test');
-const silent = new BasicTracerProvider({ sampler: new AlwaysOffSampler() }).getTracer('unsampled');
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-});
-afterAll(async () => {
-  context.disable();
-  await provider.shutdown();
-});
+const { tracer, silent } = useTracing();
 
 describe('traceExemplar', () => {
   it('gives the active sampled span’s trace_id and span_id, and undefined otherwise', async () => {

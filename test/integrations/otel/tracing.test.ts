@@ -1,7 +1,6 @@
 import { context, trace, TraceFlags, type Span } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { AlwaysOffSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
 import { policy } from '../../../api/builder.js';
 import { ConfigError, TimeoutError } from '../../../lib/errors.js';
 import { TestClock } from '../../../lib/testing.js';
@@ -11,19 +10,9 @@ import { rateLimiter, tokenBucket } from '../../../policies/rate-limiter/index.j
 import { bulkhead } from '../../../policies/bulkhead/index.js';
 import { keyedBreaker } from '../../../policies/breaker-registry/index.js';
 import { registerOtelTracing, SPAN_EVENTS } from '../../../integrations/otel/index.js';
+import { useTracing } from '../../helpers/tracing.js';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const tracer = provider.getTracer('test');
-const silent = new BasicTracerProvider({ sampler: new AlwaysOffSampler() }).getTracer('unsampled');
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-});
-afterAll(async () => {
-  context.disable();
-  await provider.shutdown();
-});
+const { exporter, tracer, silent } = useTracing();
 
 /** Runs `body` inside a new active span and returns that span as exported. */
 async function traced(body: () => Promise<unknown>): Promise<ReadableSpan> {
