@@ -3,9 +3,9 @@
 import { decisionTree, DecisionTree, degrade, DegradePolicy, type DegradeHandler, type DegradePredicate } from '../policies/degrade/index.js';
 import { loadShedder } from '../policies/load-shedder/index.js';
 import type { SignalSource } from '../lib/signals.js';
-import { bulkhead, BulkheadPolicy, keyedBulkhead } from '../policies/bulkhead/index.js';
+import { bulkhead, BulkheadPolicy, keyedBulkhead, KeyedBulkheadPolicy } from '../policies/bulkhead/index.js';
 import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
-import { keyedRate, rateLimiter, RateLimiterPolicy } from '../policies/rate-limiter/index.js';
+import { KeyedRateAlgorithm, keyedRate, rateLimiter, RateLimiterPolicy } from '../policies/rate-limiter/index.js';
 import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
 import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
 import type { BreakerControl } from '../policies/breaker/breaker.js';
@@ -226,15 +226,16 @@ function degradeShape(e: EntryConfig): unknown {
 
 /**
  * Applies a new entry to a policy built from `previous`, an entry of the
- * same type, keeping its state (hot reload). An unchanged entry is left
- * alone. Returns false when the change cannot be made in place (the caller
- * then refuses the whole config).
+ * same type and name, keeping its state (hot reload). An unchanged entry is
+ * left alone. Returns `undefined` when done, or why the change cannot be made
+ * in place (the caller then refuses the whole config); a bad value throws a
+ * `ConfigError` and changes nothing.
  */
-export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string, previous: EntryConfig): boolean {
-  if (canonical(e) === canonical(previous)) return true;
-  if (!reconfigureSettings(policy, e, r, path, previous)) return false;
-  applyControl(policy, e);
-  return true;
+export function reconfigureEntry(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string, previous: EntryConfig): string | undefined {
+  if (canonical(e) === canonical(previous)) return undefined;
+  const why = reconfigureSettings(policy, e, r, path, previous);
+  if (why === undefined) applyControl(policy, e);
+  return why;
 }
 
 /** A breaker entry's operator control, applied to the breaker (or keyed breaker) it built; other policies have none. */
@@ -253,89 +254,108 @@ function withoutControl(e: EntryConfig): EntryConfig {
   return rest as EntryConfig;
 }
 
-/** Reconfigures `policy` in place for the settings of `e` (its control aside); false when it must be rebuilt. */
-function reconfigureSettings(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string, previous: EntryConfig): boolean {
-  if (canonical(withoutControl(e)) === canonical(withoutControl(previous))) return true;
+/** Why a policy that was not built from an entry of this type cannot take it. */
+const NOT_BUILT_HERE = 'it was not built from an entry of this type';
+
+/** Reconfigures `policy` in place for the settings of `e` (its control aside); why not, when it must be rebuilt. */
+function reconfigureSettings(policy: Policy<unknown>, e: EntryConfig, r: Resolver, path: string, previous: EntryConfig): string | undefined {
+  if (canonical(withoutControl(e)) === canonical(withoutControl(previous))) return undefined;
+  if ((e as { name?: unknown }).name !== (previous as { name?: unknown }).name) return 'its name is what it is known by';
   switch (e.type) {
     case 'sreBreaker':
-      if (!(policy instanceof SreBreaker)) return false;
+      if (!(policy instanceof SreBreaker)) return NOT_BUILT_HERE;
       policy.reconfigure(breakerOptions(e, r, path));
-      return true;
+      return undefined;
     case 'adaptiveBreaker':
-      if (!(policy instanceof AdaptiveBreakerPolicy)) return false;
+      if (!(policy instanceof AdaptiveBreakerPolicy)) return NOT_BUILT_HERE;
       policy.reconfigure(breakerOptions(e, r, path));
-      return true;
+      return undefined;
     case 'circuitBreaker':
-      if (!(policy instanceof CircuitBreaker)) return false;
+      if (!(policy instanceof CircuitBreaker)) return NOT_BUILT_HERE;
       policy.reconfigure(breakerOptions(e, r, path) as unknown as CircuitBreakerOptions);
-      return true;
+      return undefined;
     case 'timeout':
-      if (!(policy instanceof TimeoutPolicy)) return false;
+      if (!(policy instanceof TimeoutPolicy)) return NOT_BUILT_HERE;
       policy.reconfigure({ ms: e.ms, mode: e.mode });
-      return true;
+      return undefined;
     case 'retry':
-      if (!(policy instanceof RetryPolicy)) return false;
+      if (!(policy instanceof RetryPolicy)) return NOT_BUILT_HERE;
       policy.reconfigure(retryOptions(e, r, path));
-      return true;
+      return undefined;
     case 'degrade': {
-      // Only the decision tree's thresholds change in place; a predicate, signals or handler swap needs a new pipeline.
-      if (!(policy instanceof DegradePolicy) || typeof e.when === 'string' || !(policy.decision instanceof DecisionTree)) return false;
-      if (canonical(degradeShape(e)) !== canonical(degradeShape(previous))) return false;
+      // Only the decision tree's thresholds change in place; a predicate, signals or handler swap needs a new policy.
+      if (!(policy instanceof DegradePolicy)) return NOT_BUILT_HERE;
+      if (typeof e.when === 'string' || !(policy.decision instanceof DecisionTree) || canonical(degradeShape(e)) !== canonical(degradeShape(previous))) {
+        return "only a decision tree's thresholds change in place";
+      }
       policy.decision.setThresholds(e.when.decisionTree ?? {});
-      return true;
+      return undefined;
     }
     case 'hedge': {
-      if (!(policy instanceof HedgePolicy) || e.name !== (previous as { name?: string }).name) return false;
+      if (!(policy instanceof HedgePolicy)) return NOT_BUILT_HERE;
       const { name: _n, ...o } = hedgeOptions(e, r, path) as Parameters<typeof hedge>[0] & object;
       policy.reconfigure(o);
-      return true;
+      return undefined;
     }
     case 'chaos': {
-      if (!(policy instanceof ChaosPolicy) || e.name !== (previous as { name?: string }).name) return false;
+      if (!(policy instanceof ChaosPolicy)) return NOT_BUILT_HERE;
       const { name: _n, ...o } = chaosOptions(e, r, path) as Parameters<typeof chaos>[0];
       policy.reconfigure(o);
-      return true;
+      return undefined;
     }
-    case 'rateLimiter': {
-      // A token bucket's rate and burst change in place; another algorithm, or another kind, builds a new limiter.
-      const kind = (e.algorithm as { kind?: unknown }).kind;
-      if (!(policy instanceof RateLimiterPolicy) || e.name !== (previous as { name?: string }).name) return false;
-      if (kind !== 'tokenBucket' || (previous as { algorithm: { kind?: unknown } }).algorithm.kind !== 'tokenBucket') return false;
+    case 'rateLimiter':
+      // The algorithm keeps its tokens, queue or window; another kind of algorithm is refused by the limiter, naming it.
+      if (!(policy instanceof RateLimiterPolicy)) return NOT_BUILT_HERE;
       policy.reconfigure({ algorithm: e.algorithm });
-      return true;
+      return undefined;
+    case 'keyedRateLimiter': {
+      if (!(policy instanceof RateLimiterPolicy) || !(policy.algorithm instanceof KeyedRateAlgorithm)) return NOT_BUILT_HERE;
+      if (canonical(keyOfShape(e)) !== canonical(keyOfShape(previous))) return 'its key (metaKey or keyOf) picks the limits it holds';
+      policy.algorithm.reconfigure({ algorithm: e.algorithm, ...named('maxKeys', e.maxKeys), ...named('idleMs', e.idleMs) });
+      return undefined;
     }
     case 'bulkhead': {
-      if (!(policy instanceof BulkheadPolicy) || e.name !== (previous as { name?: string }).name) return false;
+      if (!(policy instanceof BulkheadPolicy)) return NOT_BUILT_HERE;
       const { type: _t, name: _n, ...o } = e;
       policy.reconfigure(o);
-      return true;
+      return undefined;
     }
-    case 'fallback': {
-      if (!(policy instanceof FallbackPolicy) || e.name !== (previous as { name?: string }).name) return false;
+    case 'keyedBulkhead': {
+      if (!(policy instanceof KeyedBulkheadPolicy)) return NOT_BUILT_HERE;
+      if (canonical(keyOfShape(e)) !== canonical(keyOfShape(previous))) return 'its key (metaKey or keyOf) picks the bulkheads it holds';
+      const { type: _t, name: _n, metaKey: _m, keyOf: _k, ...o } = e;
+      policy.reconfigure(o);
+      return undefined;
+    }
+    case 'fallback':
+      if (!(policy instanceof FallbackPolicy)) return NOT_BUILT_HERE;
       policy.reconfigure([r.fn<FallbackHandler<unknown>>(e.handler, `${path}.handler`)], {
         handle: r.optionalFn(e.handle, `${path}.handle`),
         handleResult: r.optionalFn(e.handleResult, `${path}.handleResult`),
       });
-      return true;
-    }
-    case 'fallbackChain': {
-      if (!(policy instanceof FallbackPolicy) || e.name !== (previous as { name?: string }).name) return false;
+      return undefined;
+    case 'fallbackChain':
+      if (!(policy instanceof FallbackPolicy)) return NOT_BUILT_HERE;
       policy.reconfigure(e.handlers.map((h, i) => r.fn<FallbackHandler<unknown>>(h, `${path}.handlers[${i}]`)));
-      return true;
-    }
+      return undefined;
     case 'cache': {
       // The store holds the values: a reload that names another store builds a new cache.
-      const before = previous as { store?: unknown; name?: string };
-      if (!(policy instanceof CachePolicy) || e.store !== before.store || e.name !== before.name) return false;
+      if (!(policy instanceof CachePolicy)) return NOT_BUILT_HERE;
+      if (e.store !== (previous as { store?: unknown }).store) return 'its store holds the values';
       const { type: _t, store: _s, name: _n, key, handleResult, ...o } = e;
       policy.reconfigure({
         ...o,
         ...named('key', r.optionalFn<(ctx: ExecutionContext) => string | undefined>(key, `${path}.key`)),
         ...named('handleResult', r.optionalFn<(result: unknown) => boolean>(handleResult, `${path}.handleResult`)),
       });
-      return true;
+      return undefined;
     }
-    default:
-      return false;
   }
+  return `a ${(e as { type: string }).type} has no setting that changes in place`;
+}
+
+/** How a keyed entry picks its key: a change of it is a new policy. */
+function keyOfShape(e: EntryConfig): unknown {
+  const k = e as { metaKey?: unknown; keyOf?: unknown };
+  return { metaKey: k.metaKey, keyOf: k.keyOf };
 }

@@ -1,6 +1,6 @@
 // The pipeline a config builds, and its hot reload. No zod here: what checks a config is given to it
 // (the schemas of `breakwater/config` for fromConfig, the plain rules of the strategies for their code form).
-import { merge, skip, type Observable, type Subscription } from 'rxjs';
+import { BehaviorSubject, merge, skip, switchMap, type Observable, type Subscription } from 'rxjs';
 import { systemClock } from '../lib/clock.js';
 import { executeWith, runNext } from '../lib/context.js';
 import { ConfigError, isConfigError, type ConfigIssue } from '../lib/errors.js';
@@ -49,19 +49,45 @@ function build(parsed: Parsed, handlers: Handlers, env: BuildEnv): Policy<unknow
   });
   issues.push(...resolver.issues);
   if (issues.length > 0) throw new ConfigError('config', issues);
-  parsed.bind?.(policies);
   return policies;
 }
 
-const structureOf = (p: Parsed): string => (p.strategy ? `${p.strategy}: ` : '') + p.entries.map((e) => e.type).join(' → ');
+/**
+ * What an entry is across reloads: its type and name, and its rank among the entries of that type and name
+ * (unnamed entries count as one name). An entry of the new config with the identity of an old one is the same
+ * policy, changed in place; any other is built afresh.
+ */
+function identities(entries: readonly EntryConfig[]): string[] {
+  const seen = new Map<string, number>();
+  return entries.map((e) => {
+    const name = (e as { name?: unknown }).name;
+    const base = `${e.type}:${typeof name === 'string' ? name : ''}`;
+    const rank = seen.get(base) ?? 0;
+    seen.set(base, rank + 1);
+    return `${base}#${rank}`;
+  });
+}
+
+/** The policies a config builds, and what it says of them, for the pipeline in force. */
+interface InForce {
+  readonly parsed: Parsed;
+  /** One policy per entry, in the entries' order (the pipeline may flatten nested pipelines). */
+  readonly policies: readonly Policy<unknown>[];
+}
 
 /**
  * A pipeline built from data. Given an Observable of configs it follows it:
- * each new config that keeps the structure (the same policies in the same
- * order) changes options in place, keeping windows and breaker state; one
- * that is invalid, cannot be parsed or changes the structure is refused with
- * a `configRejected` event, and the last good config stays in force. An
- * error of the stream ends it (rxjs streams end on error): it is reported
+ * each new valid config takes effect at once. A policy the new config keeps
+ * (an entry of the same type and name; unnamed entries of a type are matched
+ * in order) changes its options in place, keeping its windows, breaker state,
+ * tokens and stored values; an entry added or renamed builds a new policy; a
+ * removed one is dropped (calls already running finish where they started).
+ * When the policies or their order change, the pipeline is rebuilt around the
+ * kept ones (`configApplied` says `rebuilt: true`). A config that is invalid,
+ * cannot be parsed, or asks a kept policy to change what it cannot change in
+ * place (a breaker's window shape, a cache's store) is refused with a
+ * `configRejected` event naming why, and the last good config stays in force.
+ * An error of the stream ends it (rxjs streams end on error): it is reported
  * the same way (reason `'error'`), never thrown, and the last good config
  * keeps serving.
  *
@@ -71,10 +97,9 @@ export class ConfigPipeline<T> implements Policy<T> {
   declare readonly [ANSWER]?: () => T;
   readonly name: string;
   readonly events$: Observable<PolicyEvent>;
-  /** The policies, innermost first. */
-  readonly pipeline: Pipeline<T>;
   private readonly configEvents = new EventSource();
-  private current: Parsed;
+  private readonly pipelines: BehaviorSubject<Pipeline<T>>;
+  private current: InForce;
   private version = 1;
   private sub: Subscription | undefined;
 
@@ -85,15 +110,31 @@ export class ConfigPipeline<T> implements Policy<T> {
     private readonly env: BuildEnv,
     private readonly parse: (config: unknown) => Parsed,
   ) {
-    this.current = parsed;
     this.name = parsed.name ?? parsed.strategy ?? 'config';
-    this.pipeline = new Pipeline<T>(build(parsed, handlers, env), { name: this.name, clock: env.clock ?? systemClock });
-    this.events$ = merge(this.pipeline.events$, this.configEvents.events$);
+    const policies = build(parsed, handlers, env);
+    parsed.bind?.(policies);
+    this.current = { parsed, policies };
+    this.pipelines = new BehaviorSubject(this.assemble(policies));
+    // A rebuilt pipeline's events replace the old one's; a kept policy's events go on through the new one.
+    this.events$ = merge(this.pipelines.pipe(switchMap((p) => p.events$)), this.configEvents.events$);
+  }
+
+  /**
+   * The pipeline in force: its policies, innermost first. A reload that adds, removes or reorders policies
+   * replaces it (read it again after a `configApplied` event with `rebuilt: true`).
+   */
+  get pipeline(): Pipeline<T> {
+    return this.pipelines.value;
   }
 
   /** The config in force, as validated. */
   get config(): readonly EntryConfig[] {
-    return this.current.entries;
+    return this.current.parsed.entries;
+  }
+
+  /** The health of the pipeline in force (see `Pipeline.health`). */
+  health(): unknown[] {
+    return this.pipeline.health();
   }
 
   /**
@@ -111,50 +152,68 @@ export class ConfigPipeline<T> implements Policy<T> {
   }
 
   /**
-   * Applies `config` (a document, when the pipeline was given `parse`) in
-   * place if it is valid and keeps the structure; returns whether it was
-   * applied (a `configRejected` event says why not). Never throws.
+   * Applies `config` (a document, when the pipeline was given `parse`): kept
+   * policies change in place, added ones are built, and the pipeline is
+   * rebuilt when its policies or their order change. All or nothing: returns
+   * whether it was applied (a `configRejected` event says why not). Never
+   * throws.
    */
   update(config: unknown): boolean {
     let parsed: Parsed;
+    let candidates: Policy<unknown>[];
     try {
       parsed = this.parse(read(config, this.env));
+      // Validate everything (handlers included) before touching any policy; the new entries' policies come from here.
+      candidates = build(parsed, this.handlers, this.env);
     } catch (error) {
       this.reject('invalid', isConfigError(error) ? error.issues : [{ path: '', message: String(error) }]);
       return false;
     }
-    if (structureOf(parsed) !== structureOf(this.current)) {
-      this.reject('structure', [{ path: 'policies', message: `structure changed from "${structureOf(this.current)}" to "${structureOf(parsed)}"` }]);
-      return false;
-    }
-    // Validate everything (handlers included) before touching any policy: all or nothing.
-    try {
-      build(parsed, this.handlers, this.env);
-    } catch (error) {
-      this.reject('invalid', isConfigError(error) ? error.issues : [{ path: '', message: String(error) }]);
-      return false;
-    }
+    const before = this.current;
+    const kept = new Map(identities(before.parsed.entries).map((id, i) => [id, i]));
     const resolver = new Resolver({ ...this.handlers, ...parsed.extra }, this.env);
-    const policies = this.pipeline.policies;
-    let applied = 0;
-    try {
-      for (; applied < parsed.entries.length; applied++) {
-        const entry = parsed.entries[applied]!;
-        if (!reconfigureEntry(policies[applied]!, entry, resolver, parsed.paths[applied]!, this.current.entries[applied]!)) {
-          throw new ConfigError(this.name, [{ path: '', message: `a ${entry.type} entry cannot change in place: keep it as it is, or build a new pipeline` }]);
-        }
+    const ids = identities(parsed.entries);
+    const next: Policy<unknown>[] = [];
+    const changed: number[] = [];
+    for (const [i, id] of ids.entries()) {
+      const j = kept.get(id);
+      if (j === undefined) {
+        next.push(candidates[i]!);
+        continue;
       }
-    } catch (error) {
-      // All or nothing: put back what was already changed (the old entries are known to apply).
-      for (let i = 0; i < applied; i++) reconfigureEntry(policies[i]!, this.current.entries[i]!, resolver, this.current.paths[i]!, parsed.entries[i]!);
-      const path = parsed.paths[applied]!;
-      const issues = isConfigError(error) ? error.issues.map((x) => ({ path: x.path ? `${path}.${x.path}` : path, message: x.message })) : [{ path, message: String(error) }];
-      this.reject('invalid', issues);
-      return false;
+      const entry = parsed.entries[i]!;
+      const path = parsed.paths[i]!;
+      let issues: readonly ConfigIssue[] | undefined;
+      try {
+        const why = reconfigureEntry(before.policies[j]!, entry, resolver, path, before.parsed.entries[j]!);
+        if (why !== undefined) {
+          issues = [{ path, message: `cannot change in place (${why}): keep it as it is, or give it another name to build a new ${entry.type} (its state starts afresh)` }];
+        }
+      } catch (error) {
+        issues = isConfigError(error) ? error.issues.map((x) => ({ path: x.path ? `${path}.${x.path}` : path, message: x.message })) : [{ path, message: String(error) }];
+      }
+      if (issues !== undefined) {
+        // All or nothing: put back what was already changed (the old entries are known to apply).
+        for (const k of changed) {
+          const m = kept.get(ids[k]!)!;
+          reconfigureEntry(before.policies[m]!, before.parsed.entries[m]!, resolver, before.parsed.paths[m]!, parsed.entries[k]!);
+        }
+        this.reject('invalid', issues);
+        return false;
+      }
+      changed.push(i);
+      next.push(before.policies[j]!);
     }
-    this.current = parsed;
+    const rebuilt = next.length !== before.policies.length || next.some((p, i) => p !== before.policies[i]);
+    this.current = { parsed, policies: rebuilt ? next : before.policies };
+    parsed.bind?.(this.current.policies);
+    if (rebuilt) {
+      this.pipelines.next(this.assemble(next));
+      const dropped = before.policies.filter((p) => !next.includes(p));
+      for (const p of dropped) (p as { dispose?: () => void }).dispose?.();
+    }
     this.version++;
-    if (this.configEvents.observed) this.configEvents.emit({ type: 'configApplied', policy: this.name, version: this.version });
+    if (this.configEvents.observed) this.configEvents.emit({ type: 'configApplied', policy: this.name, version: this.version, rebuilt });
     return true;
   }
 
@@ -168,7 +227,13 @@ export class ConfigPipeline<T> implements Policy<T> {
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R | T> {
-    return next === undefined ? (this.pipeline[RUN](op, ctx, undefined) as Promise<R | T>) : runNext(op, ctx, { policy: this.pipeline, next });
+    const pipeline = this.pipeline;
+    return next === undefined ? (pipeline[RUN](op, ctx, undefined) as Promise<R | T>) : runNext(op, ctx, { policy: pipeline, next });
+  }
+
+  /** The pipeline of `policies`. */
+  private assemble(policies: readonly Policy<unknown>[]): Pipeline<T> {
+    return new Pipeline<T>(policies, { name: this.name, clock: this.env.clock ?? systemClock });
   }
 
   private reject(reason: ConfigRejectedEvent['reason'], issues: readonly ConfigIssue[]): void {

@@ -37,6 +37,13 @@ export interface KeyedBulkheadOptions extends BulkheadOptions {
   idleMs?: number | undefined;
 }
 
+/** What a hot reload may give: {@link KeyedBulkheadPolicy.reconfigure}. */
+const keyedBulkheadReloadOptions = object({
+  ...bulkheadOptions.shape,
+  maxKeys: withDefault(intAtLeast(1), 10_000),
+  idleMs: withDefault(positiveMs, 300_000),
+});
+
 /** The rules of {@link KeyedBulkheadOptions} (`KeyedBulkheadOptionsSchema` in `breakwater/config` says the same). */
 export const keyedBulkheadOptions = object({
   ...bulkheadOptions.shape,
@@ -63,29 +70,56 @@ export const keyedBulkheadOptions = object({
 export class KeyedBulkheadPolicy extends PolicyBase {
   /** The clock of idle tracking and of the bulkheads' events. */
   declare readonly clock: Clock;
-  /** Most keys held at once. */
-  readonly maxKeys: number;
-  /** Milliseconds after which an unused key may be dropped. */
-  readonly idleMs: number;
   private readonly key: BulkheadKeyOf;
+  /** The bounds the map reads on every call: a reload changes them here. */
+  private readonly bounds: { maxKeys: number; idleMs: number };
+  /** Each key's bulkhead options. */
+  private each: Omit<BulkheadOptions, 'name'>;
   private readonly map: KeyedMap<BulkheadPolicy>;
 
   constructor(options: KeyedBulkheadOptions) {
     const o = checkOptions(keyedBulkheadOptions, options, 'keyedBulkhead');
     super(o.name, o.clock ?? systemClock);
     this.key = o.key;
-    this.maxKeys = o.maxKeys;
-    this.idleMs = o.idleMs;
-    const { key: _k, maxKeys: _m, idleMs: _i, ...each } = o;
+    this.bounds = { maxKeys: o.maxKeys, idleMs: o.idleMs };
+    const { key: _k, maxKeys: _m, idleMs: _i, name: _n, ...each } = o;
+    this.each = each;
     this.map = new KeyedMap(
       (key) => {
-        const b = new BulkheadPolicy({ ...each, name: `${o.name}:${key}` });
+        const b = new BulkheadPolicy({ ...this.each, name: `${o.name}:${key}` });
         shareEventSource(b, this.events);
         return b;
       },
       (b) => b.executing === 0 && b.queued === 0,
-      o,
+      this.bounds,
     );
+  }
+
+  /** Most keys held at once. */
+  get maxKeys(): number {
+    return this.bounds.maxKeys;
+  }
+
+  /** Milliseconds after which an unused key may be dropped. */
+  get idleMs(): number {
+    return this.bounds.idleMs;
+  }
+
+  /**
+   * Hot reload: each key's limit, queue and reserve, applied in place to every key held (its running and waiting
+   * calls are kept; a higher limit starts waiters at once) and to the keys made from now on, and new bounds (a
+   * lower `maxKeys` holds no fewer keys at once: new keys wait for room). What a bulkhead cannot change in place
+   * (its partitions) is a `ConfigError` naming it, as is a bad value; neither changes anything.
+   */
+  reconfigure(options: Omit<KeyedBulkheadOptions, 'key' | 'name' | 'clock'>): void {
+    const o = checkOptions(keyedBulkheadReloadOptions, options, this.name);
+    const { maxKeys, idleMs, name: _n, clock: _c, ...each } = o;
+    // A dry run on a new bulkhead of the old options: what it refuses, every key would.
+    new BulkheadPolicy({ ...this.each, clock: this.clock }).reconfigure(each);
+    for (const key of [...this.map.keys()]) this.map.peek(key)!.reconfigure(each);
+    this.each = { ...this.each, ...each };
+    this.bounds.maxKeys = maxKeys;
+    this.bounds.idleMs = idleMs;
   }
 
   /** Events of every key's bulkhead. */

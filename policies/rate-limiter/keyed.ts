@@ -1,3 +1,4 @@
+import { ConfigError } from '../../lib/errors.js';
 import { KeyedMap } from '../../lib/keyed.js';
 import { checkOptions, custom, either, fn, intAtLeast, object, positiveMs, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
@@ -50,6 +51,13 @@ export const keyedRateOptions = object({
 });
 
 /** What a refused new key waits, when every key held still holds something. */
+/** What a hot reload may give: {@link KeyedRateAlgorithm.reconfigure}. */
+const keyedRateReloadOptions = object({
+  algorithm: rateAlgorithmConfig,
+  maxKeys: withDefault(intAtLeast(1), 10_000),
+  idleMs: withDefault(positiveMs, 300_000),
+});
+
 const FULL_RETRY_MS = 1_000;
 
 /**
@@ -68,30 +76,68 @@ const FULL_RETRY_MS = 1_000;
  */
 export class KeyedRateAlgorithm implements RateAlgorithm {
   readonly kind = 'keyed';
-  /** Most keys held at once. */
-  readonly maxKeys: number;
-  /** Milliseconds after which an unused key may be dropped. */
-  readonly idleMs: number;
   private readonly key: RateKeyOf;
+  /** The bounds the map reads on every call: a reload changes them here. */
+  private readonly bounds: { maxKeys: number; idleMs: number };
+  /** Each key's algorithm as data, or the function that makes one. */
+  private algorithm: RateAlgorithmConfig | ((key: string) => RateAlgorithm);
   private readonly map: KeyedMap<RateAlgorithm>;
   private readonly hosts: LimiterHost[] = [];
 
   constructor(options: KeyedRateOptions) {
     const o = checkOptions(keyedRateOptions, options, 'keyedRate');
     this.key = o.key;
-    this.maxKeys = o.maxKeys;
-    this.idleMs = o.idleMs;
-    const algorithm = o.algorithm;
-    const make = typeof algorithm === 'function' ? algorithm : () => algorithmFromData(algorithm);
+    this.bounds = { maxKeys: o.maxKeys, idleMs: o.idleMs };
+    this.algorithm = o.algorithm;
     this.map = new KeyedMap(
       (key) => {
-        const a = make(key);
+        const a = typeof this.algorithm === 'function' ? this.algorithm(key) : algorithmFromData(this.algorithm);
         for (const h of this.hosts) a.attach?.(h);
         return a;
       },
       (a, now) => a.idle === undefined || a.idle(now),
-      o,
+      this.bounds,
     );
+  }
+
+  /** Most keys held at once. */
+  get maxKeys(): number {
+    return this.bounds.maxKeys;
+  }
+
+  /** Milliseconds after which an unused key may be dropped. */
+  get idleMs(): number {
+    return this.bounds.idleMs;
+  }
+
+  /**
+   * Hot reload: each key's limit as data of the same kind (`tokenBucket` rate and burst, `leakyBucket` rate and
+   * capacity, `slidingWindow` limit), applied in place to every key held (keeping its tokens, queue or window) and
+   * to the keys made from now on, and new bounds (left out: their defaults). A lower `maxKeys` holds no fewer keys
+   * at once: new keys wait for room. Another kind, a shape a key cannot take in place (a window's length), or a limiter made by
+   * a function is a `ConfigError` naming `algorithm`; a bad value is one too; neither changes anything.
+   */
+  reconfigure(options: Omit<KeyedRateOptions, 'key' | 'algorithm'> & { algorithm: RateAlgorithmConfig }): void {
+    const o = checkOptions(keyedRateReloadOptions, options, 'keyedRate');
+    const data = o.algorithm;
+    const before = this.algorithm;
+    if (typeof before === 'function' || before.kind !== data.kind) {
+      const what = typeof before === 'function' ? 'each key\'s limiter is made by a function' : `${before.kind} cannot become ${data.kind}`;
+      throw new ConfigError('keyedRate', [{ path: 'algorithm', message: `cannot change in place (${what}); build a new limiter` }]);
+    }
+    // A dry run on a new algorithm of the old kind: what it refuses, every key would.
+    const { kind: _k, ...rest } = data;
+    const probe = algorithmFromData(before) as RateAlgorithm & { reconfigure?: (o: object) => void };
+    try {
+      probe.reconfigure?.(rest);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ConfigError('keyedRate', error.issues.map((i) => ({ path: `algorithm.${i.path}`, message: i.message })));
+      throw error;
+    }
+    for (const key of [...this.map.keys()]) (this.map.peek(key) as { reconfigure?: (o: object) => void } | undefined)?.reconfigure?.(rest);
+    this.algorithm = data;
+    this.bounds.maxKeys = o.maxKeys;
+    this.bounds.idleMs = o.idleMs;
   }
 
   /** How many keys it holds. */

@@ -72,9 +72,9 @@ class Drop implements QueueNode, AbortListener {
  */
 export class LeakyBucket implements RateAlgorithm {
   readonly kind = 'leakyBucket';
-  readonly rate: number;
-  readonly capacity: number;
-  private readonly interval: number;
+  private perSecond: number;
+  private room: number;
+  private interval: number;
   private readonly queue = new WaitQueue();
   private nextAt = -Infinity;
   private timer: TimerHandle = undefined;
@@ -82,8 +82,30 @@ export class LeakyBucket implements RateAlgorithm {
 
   constructor(options: LeakyBucketOptions) {
     const o = checkOptions(leakyBucketOptions, options, 'leakyBucket');
-    this.rate = o.rate;
-    this.capacity = o.capacity ?? Math.max(1, Math.ceil(o.rate));
+    this.perSecond = o.rate;
+    this.room = o.capacity ?? Math.max(1, Math.ceil(o.rate));
+    this.interval = 1000 / o.rate;
+  }
+
+  /** Calls released per second. */
+  get rate(): number {
+    return this.perSecond;
+  }
+
+  /** Most calls waiting at once. */
+  get capacity(): number {
+    return this.room;
+  }
+
+  /**
+   * Hot reload: a new `rate` and `capacity`, keeping the calls that wait (in order; a lower capacity admits no
+   * more until the queue is under it). The next release keeps its time; the ones after it follow the new rate.
+   * A bad option is a `ConfigError` and changes nothing.
+   */
+  reconfigure(options: LeakyBucketOptions): void {
+    const o = checkOptions(leakyBucketOptions, options, 'leakyBucket');
+    this.perSecond = o.rate;
+    this.room = o.capacity ?? Math.max(1, Math.ceil(o.rate));
     this.interval = 1000 / o.rate;
   }
 
@@ -106,7 +128,7 @@ export class LeakyBucket implements RateAlgorithm {
       return 0;
     }
     const headAt = Math.max(this.nextAt, now);
-    if (this.queue.size >= this.capacity * (1 - reserve)) return retryAfter(headAt - now);
+    if (this.queue.size >= this.room * (1 - reserve)) return retryAfter(headAt - now);
     const at = headAt + this.queue.size * this.interval;
     if (ctx.deadline !== undefined && at >= ctx.deadline) {
       // it could not leave before its deadline: refuse now rather than time out later

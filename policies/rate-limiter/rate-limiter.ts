@@ -43,12 +43,13 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
   reconfigure(options: { algorithm: unknown }): void {
     const data = options.algorithm as { kind?: unknown } | null;
     const current = this.algorithm as RateAlgorithm & { reconfigure?: (o: object) => void };
-    if (typeof data !== 'object' || data === null || data.kind !== 'tokenBucket' || current.kind !== 'tokenBucket' || current.reconfigure === undefined) {
-      throw new ConfigError(this.name, [{ path: 'algorithm', message: 'cannot change in place but for a token bucket\'s rate and burst; build a new limiter' }]);
+    if (typeof data !== 'object' || data === null || data.kind !== current.kind || current.reconfigure === undefined) {
+      throw new ConfigError(this.name, [{ path: 'algorithm', message: 'cannot change in place to another kind of algorithm; build a new limiter' }]);
     }
     const { kind: _k, ...rest } = data as Record<string, unknown>;
     current.reconfigure(rest);
   }
+
   private readonly reserve: Reserve;
 
   constructor(options: RateLimiterOptions) {

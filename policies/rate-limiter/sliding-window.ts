@@ -1,3 +1,4 @@
+import { ConfigError } from '../../lib/errors.js';
 import { checkOptions, object, positiveMs, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
@@ -53,7 +54,6 @@ export const slidingWindowOptions = object(slidingWindowShape);
  */
 export class SlidingWindow implements RateAlgorithm {
   readonly kind = 'slidingWindow';
-  readonly limit: number;
   readonly windowMs: number;
   readonly buckets: number;
   /** Admissions per bucket, a ring over the current bucket and the `buckets` before it. */
@@ -65,13 +65,33 @@ export class SlidingWindow implements RateAlgorithm {
   private head = 0;
   /** While refusing: the bucket at which a call is admitted again (nothing changes until then). */
   private reopens = -1;
+  private max: number;
 
   constructor(options: SlidingWindowOptions) {
     const o = checkOptions(slidingWindowOptions, options, 'slidingWindow');
-    this.limit = o.limit;
+    this.max = o.limit;
     this.windowMs = o.windowMs;
     this.buckets = o.buckets;
     this.counts = new Float64Array(o.buckets + 1);
+  }
+
+  /** Most calls admitted in any `windowMs`. */
+  get limit(): number {
+    return this.max;
+  }
+
+  /**
+   * Hot reload: a new `limit`, keeping the calls the window already counts (a lower limit refuses until they
+   * leave it). `windowMs` and `buckets` shape the window: a change of either is a `ConfigError` naming it, as is a
+   * bad limit; neither changes anything.
+   */
+  reconfigure(options: SlidingWindowOptions): void {
+    const o = checkOptions(slidingWindowOptions, options, 'slidingWindow');
+    for (const [path, now, next] of [['windowMs', this.windowMs, o.windowMs], ['buckets', this.buckets, o.buckets]] as const) {
+      if (now !== next) throw new ConfigError('slidingWindow', [{ path, message: 'cannot change in place (it shapes the window); build a new limiter' }]);
+    }
+    this.max = o.limit;
+    this.reopens = -1;
   }
 
   acquire(ctx: ExecutionContext, reserve = 0): number {
@@ -86,7 +106,7 @@ export class SlidingWindow implements RateAlgorithm {
   take(now: number, reserve = 0): number {
     if (Number.isNaN(this.origin)) this.origin = now;
     this.advance(this.indexOf(now));
-    const bound = this.limit * (1 - reserve);
+    const bound = this.max * (1 - reserve);
     if (this.total < bound) {
       this.counts[this.head % this.counts.length]!++;
       this.total++;
@@ -97,7 +117,7 @@ export class SlidingWindow implements RateAlgorithm {
     let reopens: number;
     if (reserve > 0) reopens = this.reopening(bound);
     else {
-      if (this.reopens <= this.head) this.reopens = this.reopening(this.limit);
+      if (this.reopens <= this.head) this.reopens = this.reopening(this.max);
       reopens = this.reopens;
     }
     // Bucket j starts at origin + j·windowMs/buckets; the product first keeps whole-ms edges exact.

@@ -8,6 +8,7 @@ import { CircuitBreakerPolicy } from '../../policies/circuit-breaker/circuit-bre
 import { FallbackPolicy } from '../../policies/fallback/fallback.js';
 import { RetryPolicy } from '../../policies/retry/retry.js';
 import { TimeoutPolicy } from '../../policies/timeout/timeout.js';
+import { memoryCacheStore } from '../../policies/cache/index.js';
 
 const entry = (e: object) => e as EntryConfig;
 
@@ -59,23 +60,25 @@ describe('reconfigureEntry', () => {
     const r = new Resolver({}, { clock });
     const before = entry({ type: 'timeout', ms: 50 });
     const t = buildEntry(before, r, 'p') as TimeoutPolicy;
-    expect(reconfigureEntry(t, before, r, 'p', before)).toBe(true);
-    expect(reconfigureEntry(t, entry({ type: 'timeout', ms: 10 }), r, 'p', before)).toBe(true);
+    expect(reconfigureEntry(t, before, r, 'p', before)).toBeUndefined();
+    expect(reconfigureEntry(t, entry({ type: 'timeout', ms: 10 }), r, 'p', before)).toBeUndefined();
     const call = t.execute(() => new Promise(() => undefined));
     const settled = expect(call).rejects.toMatchObject({ name: 'TimeoutError' });
     await clock.advance(10);
     await settled;
   });
 
-  it('refuses a change it cannot make in place, or a policy of another type', () => {
+  it('refuses a change it cannot make in place, or a policy of another type, saying why', () => {
     const r = new Resolver({ a: () => 1, b: () => 2 }, {});
     const before = entry({ type: 'fallback', handler: 'a', name: 'f' });
     const f = buildEntry(before, r, 'p');
     // the handler changes in place; the name cannot
-    expect(reconfigureEntry(f, entry({ type: 'fallback', handler: 'b', name: 'f' }), r, 'p', before)).toBe(true);
-    expect(reconfigureEntry(f, entry({ type: 'fallback', handler: 'b', name: 'g' }), r, 'p', before)).toBe(false);
+    expect(reconfigureEntry(f, entry({ type: 'fallback', handler: 'b', name: 'f' }), r, 'p', before)).toBeUndefined();
+    expect(reconfigureEntry(f, entry({ type: 'fallback', handler: 'a', name: 'g' }), r, 'p', before)).toBe('its name is what it is known by');
     const breaker = buildEntry(entry({ type: 'adaptiveBreaker' }), r, 'p');
     expect(breaker).toBeInstanceOf(AdaptiveBreakerPolicy);
-    expect(reconfigureEntry(breaker, entry({ type: 'timeout', ms: 5 }), r, 'p', entry({ type: 'timeout', ms: 6 }))).toBe(false);
+    expect(reconfigureEntry(breaker, entry({ type: 'timeout', ms: 5 }), r, 'p', entry({ type: 'timeout', ms: 6 }))).toBe('it was not built from an entry of this type');
+    const c = buildEntry(entry({ type: 'cache', ttlMs: 10, store: 'one' }), new Resolver({ one: memoryCacheStore(), two: memoryCacheStore() }, {}), 'p');
+    expect(reconfigureEntry(c, entry({ type: 'cache', ttlMs: 10, store: 'two' }), r, 'p', entry({ type: 'cache', ttlMs: 10, store: 'one' }))).toBe('its store holds the values');
   });
 });

@@ -69,7 +69,7 @@ describe('reconfigureEntry', () => {
     p.events$.subscribe((e) => (e.type === 'configApplied' || e.type === 'configRejected') && events.push(e));
     const breaker = p.pipeline.policies[0] as unknown as { state: string };
     configs.next({ policies: [{ type: 'adaptiveBreaker', tripFailures: 2 }] });
-    expect(events).toEqual([{ type: 'configApplied', policy: 'config', version: 2 }]);
+    expect(events).toEqual([{ type: 'configApplied', policy: 'config', version: 2, rebuilt: false }]);
     expect(p.pipeline.policies[0]).toBe(breaker);
     for (let i = 0; i < 2; i++) await p.execute(() => Promise.reject(new Error('down'))).catch(() => undefined);
     expect(breaker.state).toBe('open');
@@ -108,7 +108,7 @@ describe('reconfigureEntry: an entry is unchanged whatever the order of its keys
     p.events$.subscribe((e) => (e.type === 'configApplied' || e.type === 'configRejected') && events.push(e));
     const before = p.pipeline.policies[0];
     configs.next(entry({ qps: 3, cpu: 0.1 }));
-    expect(events).toEqual([{ type: 'configApplied', policy: 'config', version: 2 }]);
+    expect(events).toEqual([{ type: 'configApplied', policy: 'config', version: 2, rebuilt: false }]);
     expect(p.pipeline.policies[0]).toBe(before);
     // a real change outside the thresholds is still refused
     configs.next(entry({ qps: 3, cpu: 0.1 }, 'g'));

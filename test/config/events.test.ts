@@ -16,10 +16,10 @@ describe('config events', () => {
     source.next(config(50, [{ type: 'retry' }]));
     source.next(config(20));
     expect(events).toEqual([
-      { type: 'configApplied', policy: 'svc', version: 2 },
+      { type: 'configApplied', policy: 'svc', version: 2, rebuilt: false },
       { type: 'configRejected', policy: 'svc', reason: 'invalid', issues: [{ path: 'policies[0].ms', message: 'expected a number greater than 0' }] },
-      { type: 'configRejected', policy: 'svc', reason: 'structure', issues: [{ path: 'policies', message: 'structure changed from "timeout" to "timeout → retry"' }] },
-      { type: 'configApplied', policy: 'svc', version: 3 },
+      { type: 'configApplied', policy: 'svc', version: 3, rebuilt: true },
+      { type: 'configApplied', policy: 'svc', version: 4, rebuilt: true },
     ]);
     p.dispose();
   });

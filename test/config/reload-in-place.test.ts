@@ -161,7 +161,7 @@ describe('hot reload in place: a token bucket’s rate', () => {
     configs.next({ policies: [{ type: 'rateLimiter', algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 1_000 } }] });
     expect(p.pipeline.policies[0]).toBe(limiter);
     expect(rejected).toEqual([
-      expect.objectContaining({ reason: 'invalid', issues: [{ path: 'policies[0]', message: 'a rateLimiter entry cannot change in place: keep it as it is, or build a new pipeline' }] }),
+      expect.objectContaining({ reason: 'invalid', issues: [{ path: 'policies[0].algorithm', message: 'cannot change in place to another kind of algorithm; build a new limiter' }] }),
     ]);
   });
 

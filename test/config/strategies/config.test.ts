@@ -47,7 +47,7 @@ describe('strategies as config', () => {
     for (const d of docs) expect(PipelineConfigSchema.safeParse(d).success, JSON.stringify(d)).toBe(true);
   });
 
-  it('hot reload keeps the strategy and changes its options in place', async () => {
+  it("hot reload changes a strategy's options in place; another strategy rebuilds the pipeline", async () => {
     const clock = new TestClock(START);
     const { BehaviorSubject } = await import('rxjs');
     const configs = new BehaviorSubject<unknown>({ strategy: 'failFast', timeoutMs: 100 });
@@ -56,9 +56,12 @@ describe('strategies as config', () => {
     const r = p.execute(() => new Promise(() => {})).catch((e: Error) => `${e.name}@${clock.now() - START}`);
     await clock.advance(20);
     await expect(r).resolves.toBe('TimeoutError@20');
-    const rejected: string[] = [];
-    p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e.reason));
+    const applied: boolean[] = [];
+    p.events$.subscribe((e) => e.type === 'configApplied' && applied.push(e.rebuilt));
+    configs.next({ strategy: 'failFast', timeoutMs: 30 });
     configs.next({ strategy: 'boundedRetry' });
-    expect(rejected).toEqual(['structure']);
+    expect(applied).toEqual([false, true]);
+    expect(p.pipeline.policies.map((x) => x.constructor.name)).toEqual(p.config.map(() => expect.any(String)));
+    expect(p.config.map((e) => e.type)).toContain('retry');
   });
 });
