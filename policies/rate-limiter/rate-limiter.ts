@@ -36,9 +36,11 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
   readonly algorithm: RateAlgorithm;
 
   /**
-   * Hot reload of the rate: a token bucket as data (`{ kind: 'tokenBucket', rate, burst }`) given to a limiter whose
-   * algorithm is a token bucket takes the new rate and burst in place, keeping its tokens. Any other change of
-   * algorithm is a `ConfigError` naming `algorithm` (build a new limiter); a bad rate is one too, and changes nothing.
+   * Hot reload of the limit: an algorithm as data of the kind the limiter has takes its new figures in place,
+   * keeping its state: a token bucket's rate and burst (its tokens kept), a leaky bucket's rate and capacity (its
+   * queue kept), a sliding window's limit (its counts kept; `windowMs` and `buckets` shape it). Another kind is a
+   * `ConfigError` naming `algorithm` (build a new limiter); a bad value or shape is one naming `algorithm.<option>`;
+   * neither changes anything.
    */
   reconfigure(options: { algorithm: unknown }): void {
     const data = options.algorithm as { kind?: unknown } | null;
@@ -47,7 +49,12 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
       throw new ConfigError(this.name, [{ path: 'algorithm', message: 'cannot change in place to another kind of algorithm; build a new limiter' }]);
     }
     const { kind: _k, ...rest } = data as Record<string, unknown>;
-    current.reconfigure(rest);
+    try {
+      current.reconfigure(rest);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ConfigError(this.name, error.issues.map((i) => ({ path: `algorithm.${i.path}`, message: i.message })));
+      throw error;
+    }
   }
 
   private readonly reserve: Reserve;

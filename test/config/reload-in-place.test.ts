@@ -11,6 +11,8 @@ import { chaos } from '../../policies/chaos/index.js';
 import { hedge } from '../../policies/hedge/index.js';
 import { bulkhead, BulkheadPolicy } from '../../policies/bulkhead/index.js';
 import type { PolicyEvent } from '../../lib/events.js';
+import type { LeakyBucket, SlidingWindow } from '../../policies/rate-limiter/index.js';
+import type { KeyedBulkheadPolicy } from '../../policies/bulkhead/index.js';
 
 describe('hot reload in place: hedge, chaos, cache', () => {
   it('changes a hedge’s delay and maxHedged in place', async () => {
@@ -170,5 +172,61 @@ describe('hot reload in place: a token bucket’s rate', () => {
     expect(() => limiter.reconfigure({ algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 1_000 } })).toThrow(/algorithm: cannot change in place/);
     expect(() => limiter.reconfigure({ algorithm: { kind: 'tokenBucket', rate: -1 } })).toThrow(ConfigError);
     expect((limiter.algorithm as ReturnType<typeof tokenBucket>).rate).toBe(5);
+  });
+});
+
+describe('hot reload in place: every algorithm, keyed limits', () => {
+  it("changes a sliding window's limit and a leaky bucket's rate in place; a window of another length is refused, naming it", () => {
+    const configs = new BehaviorSubject<unknown>({
+      policies: [
+        { type: 'rateLimiter', name: 'w', algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 1_000 } },
+        { type: 'rateLimiter', name: 'l', algorithm: { kind: 'leakyBucket', rate: 5 } },
+      ],
+    });
+    const p = fromConfig(configs, {}, { clock: new TestClock() });
+    const rejected: PolicyEvent[] = [];
+    p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e));
+    const [w, l] = p.pipeline.policies as RateLimiterPolicy[];
+    configs.next({
+      policies: [
+        { type: 'rateLimiter', name: 'w', algorithm: { kind: 'slidingWindow', limit: 9, windowMs: 1_000 } },
+        { type: 'rateLimiter', name: 'l', algorithm: { kind: 'leakyBucket', rate: 50, capacity: 3 } },
+      ],
+    });
+    expect(p.pipeline.policies).toEqual([w, l]);
+    expect((w!.algorithm as SlidingWindow).limit).toBe(9);
+    expect([(l!.algorithm as LeakyBucket).rate, (l!.algorithm as LeakyBucket).capacity]).toEqual([50, 3]);
+    configs.next({ policies: [{ type: 'rateLimiter', name: 'w', algorithm: { kind: 'slidingWindow', limit: 9, windowMs: 5_000 } }, { type: 'rateLimiter', name: 'l', algorithm: { kind: 'leakyBucket', rate: 50, capacity: 3 } }] });
+    expect(rejected).toEqual([
+      expect.objectContaining({ issues: [{ path: 'policies[0].algorithm.windowMs', message: 'cannot change in place (it shapes the window); build a new limiter' }] }),
+    ]);
+    expect((w!.algorithm as SlidingWindow).windowMs).toBe(1_000);
+  });
+
+  it("changes a keyed limiter's per-key rate and a keyed bulkhead's per-key limit in place, keeping each key's state", async () => {
+    const clock = new TestClock();
+    const entries = (rate: number, limit: number) => ({
+      policies: [
+        { type: 'keyedBulkhead', metaKey: 'tenant', limit },
+        { type: 'keyedRateLimiter', metaKey: 'tenant', algorithm: { kind: 'tokenBucket', rate, burst: 1 } },
+      ],
+    });
+    const configs = new BehaviorSubject<unknown>(entries(1, 1));
+    const p = fromConfig(configs, {}, { clock });
+    const [bulkheads, limiter] = p.pipeline.policies as [KeyedBulkheadPolicy, RateLimiterPolicy];
+    const meta = { tenant: 'acme' };
+    await p.execute(async () => 'ok', { meta }); // acme's bucket is empty now
+    configs.next(entries(10, 4));
+    expect(p.pipeline.policies).toEqual([bulkheads, limiter]);
+    // still empty after the reload; refilled at the new rate
+    await expect(p.execute(async () => 'ok', { meta })).rejects.toBeInstanceOf(RateLimitedError);
+    await clock.advance(100);
+    await expect(p.execute(async () => 'ok', { meta })).resolves.toBe('ok');
+    expect(bulkheads.peek('acme')!.limit).toBe(4);
+    // another key picker is another policy: refused in place
+    const rejected: PolicyEvent[] = [];
+    p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e));
+    configs.next({ policies: [{ type: 'keyedBulkhead', metaKey: 'route', limit: 4 }, entries(10, 4).policies[1]] });
+    expect(rejected).toEqual([expect.objectContaining({ issues: [expect.objectContaining({ path: 'policies[0]', message: expect.stringContaining('its key (metaKey or keyOf) picks the bulkheads it holds') })] })]);
   });
 });

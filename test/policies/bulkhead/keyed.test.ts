@@ -83,3 +83,30 @@ describe('keyedBulkhead', () => {
     ]);
   });
 });
+
+describe('KeyedBulkheadPolicy.reconfigure', () => {
+  it("raises every held key's limit in place (its waiter runs at once) and the limit of keys made after", async () => {
+    const { b, start } = setup({ queue: 1 });
+    const a = [start('a'), start('a'), start('a')]; // the third waits
+    await Promise.resolve();
+    expect([b.peek('a')!.executing, b.peek('a')!.queued]).toEqual([2, 1]);
+    b.reconfigure({ limit: 3, queue: 1 });
+    expect([b.peek('a')!.limit, b.peek('a')!.executing, b.peek('a')!.queued]).toEqual([3, 3, 0]);
+    const c = [start('c'), start('c'), start('c')];
+    await Promise.resolve();
+    expect(b.peek('c')!.executing).toBe(3);
+    for (const x of [...a, ...c]) x.release();
+    expect(await Promise.all(a.map((x) => x.result))).toEqual(['a', 'a', 'a']);
+  });
+
+  it('changes its bounds in place, and refuses partitions or a bad value, changing nothing', () => {
+    const { b } = setup({ maxKeys: 4 });
+    b.reconfigure({ limit: 2, maxKeys: 8, idleMs: 5_000 });
+    expect([b.maxKeys, b.idleMs]).toEqual([8, 5_000]);
+    expect(issuesOf(() => b.reconfigure({ limit: 2, partitions: { live: 1 } }))).toEqual([
+      { path: 'partitions', message: 'cannot change in place (it shapes the bookkeeping); build a new bulkhead' },
+    ]);
+    expect(issuesOf(() => b.reconfigure({ limit: 0 }))[0]!.path).toBe('limit');
+    expect([b.maxKeys, b.idleMs]).toEqual([8, 5_000]);
+  });
+});

@@ -120,3 +120,47 @@ describe('keyedRate', () => {
     expect(issuesOf(() => keyedRate({ key: 'tenant' as never, algorithm: { kind: 'tokenBucket', rate: 1 } }))).toEqual([{ path: 'key', message: 'expected a function (ctx) => string' }]);
   });
 });
+
+describe('KeyedRateAlgorithm.reconfigure', () => {
+  it("takes a new rate and burst for every key held, keeping each key's tokens, and for the keys made after", async () => {
+    const { clock, algorithm, call } = setup();
+    for (let i = 0; i < 3; i++) await call('a'); // a's bucket is empty
+    algorithm.reconfigure({ algorithm: { kind: 'tokenBucket', rate: 10, burst: 5 } });
+    // still empty: the reload did not refill a
+    expect(await call('a')).toBe(false);
+    await clock.advance(100); // one token at the new rate, not at 2/s
+    expect(await call('a')).toBe(true);
+    // a new key starts with the new burst
+    const b: boolean[] = [];
+    for (let i = 0; i < 6; i++) b.push(await call('b'));
+    expect(b).toEqual([true, true, true, true, true, false]);
+  });
+
+  it('changes its bounds in place; left out, they return to their defaults', () => {
+    const { algorithm } = setup({ maxKeys: 5, idleMs: 1_000 });
+    algorithm.reconfigure({ algorithm: { kind: 'tokenBucket', rate: 2, burst: 3 }, maxKeys: 7, idleMs: 2_000 });
+    expect([algorithm.maxKeys, algorithm.idleMs]).toEqual([7, 2_000]);
+    algorithm.reconfigure({ algorithm: { kind: 'tokenBucket', rate: 2, burst: 3 } });
+    expect([algorithm.maxKeys, algorithm.idleMs]).toEqual([10_000, 300_000]);
+  });
+
+  it('refuses another kind, a window of another length, a limiter made by a function or a bad value, changing nothing', async () => {
+    const { algorithm, call } = setup();
+    for (let i = 0; i < 3; i++) await call('a');
+    expect(issuesOf(() => algorithm.reconfigure({ algorithm: { kind: 'leakyBucket', rate: 5 } }))).toEqual([
+      { path: 'algorithm', message: 'cannot change in place (tokenBucket cannot become leakyBucket); build a new limiter' },
+    ]);
+    expect(issuesOf(() => algorithm.reconfigure({ algorithm: { kind: 'tokenBucket', rate: -1 } }))[0]!.path).toMatch(/^algorithm/);
+    expect(issuesOf(() => algorithm.reconfigure({ algorithm: { kind: 'tokenBucket', rate: 2 }, maxKeys: 0 }))[0]!.path).toBe('maxKeys');
+    // a still holds its empty bucket at the old rate: no token before 500 ms
+    expect(await call('a')).toBe(false);
+    const windows = keyedRate({ key: () => 'k', algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 1_000 } });
+    expect(issuesOf(() => windows.reconfigure({ algorithm: { kind: 'slidingWindow', limit: 5, windowMs: 2_000 } }))).toEqual([
+      { path: 'algorithm.windowMs', message: 'cannot change in place (it shapes the window); build a new limiter' },
+    ]);
+    const made = keyedRate({ key: () => 'k', algorithm: () => tokenBucket({ rate: 1 }) });
+    expect(issuesOf(() => made.reconfigure({ algorithm: { kind: 'tokenBucket', rate: 2 } }))).toEqual([
+      { path: 'algorithm', message: "cannot change in place (each key's limiter is made by a function); build a new limiter" },
+    ]);
+  });
+});

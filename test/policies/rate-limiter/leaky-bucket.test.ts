@@ -126,3 +126,25 @@ describe('LeakyBucket.idle', () => {
     expect(b.idle(clock.now())).toBe(true);
   });
 });
+
+describe('LeakyBucket.reconfigure', () => {
+  it('keeps the waiting calls in order and releases the ones after the next at the new rate', async () => {
+    const clock = new TestClock(0);
+    const bucket = leakyBucket({ rate: 10, capacity: 5 });
+    const limiter = rateLimiter({ algorithm: bucket, clock });
+    const released: [number, number][] = [];
+    const calls = [1, 2, 3].map((n) => limiter.execute(() => released.push([n, clock.now()])));
+    await Promise.resolve();
+    expect(bucket.waiting).toBe(2);
+    bucket.reconfigure({ rate: 100, capacity: 1 });
+    expect([bucket.rate, bucket.capacity]).toEqual([100, 1]);
+    // the queue holds 2 > the new capacity: a new call is refused
+    await expect(limiter.execute(() => 0)).rejects.toBeInstanceOf(RateLimitedError);
+    await clock.advance(200);
+    await Promise.all(calls);
+    // call 2 keeps its time (100 ms at the old rate), call 3 follows 10 ms later at the new one
+    expect(released).toEqual([[1, 0], [2, 100], [3, 110]]);
+    expect(() => bucket.reconfigure({ rate: 0 })).toThrow(ConfigError);
+    expect(bucket.rate).toBe(100);
+  });
+});

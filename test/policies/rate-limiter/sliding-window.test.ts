@@ -169,3 +169,24 @@ describe('SlidingWindow.idle', () => {
     expect(w.idle(t0 + 1_100)).toBe(true);
   });
 });
+
+describe('SlidingWindow.reconfigure', () => {
+  it('takes a new limit, keeping the calls the window counts; refuses another window shape, naming it', () => {
+    const w = slidingWindow({ limit: 3, windowMs: 1_000, buckets: 10 });
+    for (let i = 0; i < 3; i++) expect(w.take(0)).toBe(0);
+    expect(w.take(0)).toBeGreaterThan(0);
+    w.reconfigure({ limit: 4, windowMs: 1_000, buckets: 10 });
+    expect(w.limit).toBe(4);
+    // the three still count: one more fits, not four
+    expect(w.take(0)).toBe(0);
+    expect(w.take(0)).toBeGreaterThan(0);
+    w.reconfigure({ limit: 2, windowMs: 1_000, buckets: 10 });
+    // a lower limit refuses until enough leave the window
+    expect(w.take(500)).toBeGreaterThan(0);
+    expect(w.take(2_000)).toBe(0);
+    expect(() => w.reconfigure({ limit: 2, windowMs: 2_000, buckets: 10 })).toThrow(/windowMs: cannot change in place/);
+    expect(() => w.reconfigure({ limit: 2, windowMs: 1_000 })).toThrow(/buckets: cannot change in place/);
+    expect(() => w.reconfigure({ limit: 0, windowMs: 1_000, buckets: 10 })).toThrow(ConfigError);
+    expect(w.limit).toBe(2);
+  });
+});
