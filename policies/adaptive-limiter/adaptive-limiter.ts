@@ -1,7 +1,7 @@
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { runNext } from '../../lib/context.js';
-import { ConcurrencyLimitedError } from '../../lib/errors.js';
+import { ConcurrencyLimitedError, ConfigError } from '../../lib/errors.js';
 import type { OutcomeResult } from '../../lib/events.js';
 import type { LimitChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
@@ -66,13 +66,13 @@ export interface AdaptiveLimiterStats {
 export class AdaptiveLimiterPolicy extends PolicyBase {
   /** The clock the windows run on. */
   declare readonly clock: Clock;
-  private readonly algorithm: LimitAlgorithm;
+  private algorithm: LimitAlgorithm;
   private readonly sampler: Sampler;
-  private readonly initialLimit: number;
-  private readonly minLimit: number;
-  private readonly maxLimit: number;
+  private initialLimit: number;
+  private floor: number;
+  private ceiling: number;
   private readonly isOverload: ((error: unknown) => boolean) | undefined;
-  private readonly reserve: Reserve;
+  private reserve: Reserve;
   private readonly partitions: Partitions | undefined;
   /** The limit as the algorithm keeps it, fractional; calls are admitted against its integer part. */
   private estimate: number;
@@ -93,8 +93,8 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     this.algorithm = algorithmOf(o.algorithm);
     this.sampler = new Sampler(o.windowMs, o.maxWindowMs, o.minSamples, this.clock.now());
     this.initialLimit = o.initialLimit;
-    this.minLimit = o.minLimit;
-    this.maxLimit = o.maxLimit;
+    this.floor = o.minLimit;
+    this.ceiling = o.maxLimit;
     this.isOverload = o.isOverload;
     this.reserve = o.reserve;
     this.partitions = o.partitions === undefined ? undefined : new Partitions(o.partitions, o.partitionBy);
@@ -109,6 +109,57 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
   /** Calls in flight now. */
   get inFlight(): number {
     return this.flying;
+  }
+
+  /** The limit never falls below this. */
+  get minLimit(): number {
+    return this.floor;
+  }
+
+  /** The limit never rises above this. */
+  get maxLimit(): number {
+    return this.ceiling;
+  }
+
+  /**
+   * Hot reload: new tuning (omitted options take their defaults, as at construction), keeping the calls in flight
+   * (each keeps its slot) and the current limit, moved into the new `[minLimit, maxLimit]` when outside it (a
+   * `limitChanged` event of reason `'reconfigure'`). `minLimit`, `maxLimit`, `reserve` and the partitions' shares
+   * apply to the next call; `windowMs`, `maxWindowMs` and `minSamples` to the window under way; `initialLimit` is
+   * what `reset()` returns to. The algorithm's tuning changes in place, keeping what it has measured (the baseline);
+   * another kind of algorithm also changes in place, cheaply: it starts with nothing measured, as after `reset()`, from
+   * the current limit, and the window under way starts again. `isOverload` is kept. Other partitions (names, order or
+   * `partitionBy`) shape the bookkeeping and cannot change in place: a `ConfigError` (build a new limiter). A bad option
+   * is a `ConfigError` and changes nothing.
+   *
+   * @example
+   * ```ts
+   * limiter.reconfigure({ algorithm: { kind: 'gradient', tolerance: 2 }, maxLimit: 50 });
+   * ```
+   */
+  reconfigure(options: Omit<AdaptiveLimiterOptions, 'clock' | 'name' | 'isOverload'>): void {
+    const o = checkOptions(adaptiveLimiterOptions, { ...options, name: this.name }, this.name);
+    const parts = this.partitions;
+    const same = parts === undefined ? o.partitions === undefined : o.partitions !== undefined && parts.sameShape(o.partitions, o.partitionBy);
+    if (!same) throw new ConfigError(this.name, [{ path: 'partitions', message: 'cannot change in place (it shapes the bookkeeping); build a new adaptive limiter' }]);
+    const now = this.clock.now();
+    if (o.algorithm.kind === this.algorithm.kind) this.algorithm.retune(o.algorithm);
+    else {
+      this.algorithm = algorithmOf(o.algorithm);
+      this.sampler.clear(now);
+    }
+    this.sampler.retune(o.windowMs, o.maxWindowMs, o.minSamples);
+    this.initialLimit = o.initialLimit;
+    this.floor = o.minLimit;
+    this.ceiling = o.maxLimit;
+    this.reserve = o.reserve;
+    if (parts !== undefined) parts.reshare(o.partitions!);
+    const from = this.admitted;
+    this.estimate = Math.min(this.ceiling, Math.max(this.floor, this.estimate));
+    this.admitted = Math.floor(this.estimate);
+    if (from !== this.admitted && this.events.observed) {
+      this.events.emit({ type: 'limitChanged', policy: this.name, from, to: this.admitted, reason: 'reconfigure', rttMs: undefined, baselineMs: undefined, maxInFlight: 0, samples: 0, drops: 0 });
+    }
   }
 
   /** The limit, the calls in flight and the figures the limit was last moved on. */
@@ -226,7 +277,7 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
   private move(w: WindowFigures): void {
     if (w.rttMs !== undefined) this.lastRtt = w.rttMs;
     const from = this.estimate;
-    const atFloor = from <= this.minLimit;
+    const atFloor = from <= this.floor;
     const m = this.algorithm.next(from, w, atFloor);
     let to = m.limit;
     let reason: LimitChangeReason | 'hold' = m.reason;
@@ -235,9 +286,9 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
       to = 2 * from;
       reason = 'slowStart';
     }
-    to = Math.min(this.maxLimit, Math.max(this.minLimit, to));
+    to = Math.min(this.ceiling, Math.max(this.floor, to));
     // At the floor the limiter knows nothing of the capacity any more: find it again as at the start (TCP after a timeout).
-    if (to <= this.minLimit) this.slowStart = true;
+    if (to <= this.floor) this.slowStart = true;
     this.estimate = to;
     const limit = Math.floor(to);
     if (limit === this.admitted) return;

@@ -16,13 +16,17 @@ export interface WindowFigures {
 /** Where an algorithm would take the limit, and why; `'hold'` leaves it. */
 export interface Move {
   readonly limit: number;
-  readonly reason: Exclude<LimitChangeReason, 'slowStart' | 'reset'> | 'hold';
+  readonly reason: Exclude<LimitChangeReason, 'slowStart' | 'reset' | 'reconfigure'> | 'hold';
   /** The window showed calls queueing at the dependency (or dropped): the end of slow start. */
   readonly queueing: boolean;
 }
 
 /** One way of moving a concurrency limit from window to window. */
 export interface LimitAlgorithm {
+  /** Which algorithm it is. */
+  readonly kind: ResolvedAlgorithm['kind'];
+  /** Takes new tuning of its own kind (hot reload), keeping what it has measured. */
+  retune(o: ResolvedAlgorithm): void;
   /** The move for `window`, from the current (fractional) limit; `atFloor` when that limit is the minimum. */
   next(limit: number, window: WindowFigures, atFloor: boolean): Move;
   /** The no-load response time it compares with, in ms; `undefined` when it keeps none or has not measured one. */
@@ -62,12 +66,20 @@ const WARMUP_WINDOWS = 10;
  *   for good is re-learned instead of throttled forever.
  */
 export class Gradient implements LimitAlgorithm {
+  readonly kind = 'gradient';
   readonly slowMs = undefined;
   private baseline: number | undefined = undefined;
   private windows = 0;
-  private readonly factor: number;
+  private factor!: number;
 
-  constructor(private readonly o: Extract<ResolvedAlgorithm, { kind: 'gradient' }>) {
+  constructor(private o: Extract<ResolvedAlgorithm, { kind: 'gradient' }>) {
+    this.retune(o);
+  }
+
+  /** New tuning; the baseline and the warm-up so far are kept, and a new `baselineWindows` weighs the windows to come. */
+  retune(o: ResolvedAlgorithm): void {
+    if (o.kind !== 'gradient') return;
+    this.o = o;
     this.factor = 2 / (o.baselineWindows + 1);
   }
 
@@ -113,10 +125,18 @@ export class Gradient implements LimitAlgorithm {
 
 /** AIMD, per window: a drop multiplies the limit by `backoffRatio`; otherwise it grows by `increase` while half of it is in use. */
 export class Aimd implements LimitAlgorithm {
+  readonly kind = 'aimd';
   readonly baselineMs = undefined;
-  readonly slowMs: number | undefined;
+  slowMs: number | undefined;
 
-  constructor(private readonly o: Extract<ResolvedAlgorithm, { kind: 'aimd' }>) {
+  constructor(private o: Extract<ResolvedAlgorithm, { kind: 'aimd' }>) {
+    this.slowMs = o.slowMs;
+  }
+
+  /** New tuning (AIMD measures nothing to keep). */
+  retune(o: ResolvedAlgorithm): void {
+    if (o.kind !== 'aimd') return;
+    this.o = o;
     this.slowMs = o.slowMs;
   }
 
@@ -143,10 +163,16 @@ const log10 = (limit: number): number => Math.max(1, Math.floor(Math.log10(limit
  * never drifts up; a dependency that got slower for good needs `reset()`.
  */
 export class Vegas implements LimitAlgorithm {
+  readonly kind = 'vegas';
   readonly slowMs = undefined;
   private baseline: number | undefined = undefined;
 
-  constructor(private readonly o: Extract<ResolvedAlgorithm, { kind: 'vegas' }>) {}
+  constructor(private o: Extract<ResolvedAlgorithm, { kind: 'vegas' }>) {}
+
+  /** New tuning; the baseline is kept. */
+  retune(o: ResolvedAlgorithm): void {
+    if (o.kind === 'vegas') this.o = o;
+  }
 
   get baselineMs(): number | undefined {
     return this.baseline;

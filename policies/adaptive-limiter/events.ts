@@ -22,11 +22,12 @@ export interface ConcurrencyRejectedEvent extends EventBase {
  * while no queueing has been seen yet; `'increase'`, grown by a step with
  * response times near the no-load baseline; `'queueing'`, lowered because
  * response times rose above it; `'drop'`, lowered because calls timed out
- * (or failed with an overload error); `'reset'`, back to the initial limit.
+ * (or failed with an overload error); `'reset'`, back to the initial limit;
+ * `'reconfigure'`, moved into new bounds by a hot reload.
  */
-export type LimitChangeReason = 'slowStart' | 'increase' | 'queueing' | 'drop' | 'reset';
+export type LimitChangeReason = 'slowStart' | 'increase' | 'queueing' | 'drop' | 'reset' | 'reconfigure';
 
-/** An adaptive concurrency limiter changed its limit at the end of a sampling window. */
+/** An adaptive concurrency limiter changed its limit (at the end of a sampling window, on `reset()` or on `reconfigure()`). */
 export interface LimitChangedEvent extends EventBase {
   readonly type: 'limitChanged';
   readonly from: number;

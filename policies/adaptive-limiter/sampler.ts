@@ -19,12 +19,19 @@ export class Sampler implements WindowFigures {
   private fastest = Infinity;
 
   constructor(
-    private readonly windowMs: number,
-    private readonly maxWindowMs: number,
-    private readonly minSamples: number,
+    private windowMs: number,
+    private maxWindowMs: number,
+    private minSamples: number,
     now: number,
   ) {
     this.opened = now;
+  }
+
+  /** New bounds (hot reload): the window under way keeps its calls and closes by them. */
+  retune(windowMs: number, maxWindowMs: number, minSamples: number): void {
+    this.windowMs = windowMs;
+    this.maxWindowMs = maxWindowMs;
+    this.minSamples = minSamples;
   }
 
   /**

@@ -8,7 +8,7 @@ import type { AdaptiveBreakerPolicy } from '../adaptive-breaker/adaptive-breaker
 import type { CircuitBreakerPolicy } from '../circuit-breaker/circuit-breaker.js';
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import type { SreBreakerPolicy } from '../sre-breaker/sre-breaker.js';
-import type { AdaptiveDefaults, BreakerRegistryOptions, SreDefaults } from './options.js';
+import type { AdaptiveDefaults, BreakerRegistryOptions, BreakerRegistryReload, SreDefaults } from './options.js';
 import { BreakerRegistry, type AnyBreaker } from './registry.js';
 import type { BreakerControl } from '../breaker/breaker.js';
 
@@ -56,6 +56,21 @@ export class KeyedBreakerPolicy<B extends AnyBreaker = AnyBreaker> extends Polic
   /** The health of every key's breaker. */
   health(): ReturnType<BreakerRegistry['health']> {
     return this.registry.health();
+  }
+
+  /**
+   * Hot reload of its registry (see `BreakerRegistry.reconfigure`): new `defaults` for every key's breaker, those
+   * held (in place, keeping their state) and those made from now on, and a new `idleMs`; defaults of another family
+   * of breaker or another window are refused with a `ConfigError`, changing nothing. A registry shared with other
+   * keyed breakers changes for all of them.
+   *
+   * @example
+   * ```ts
+   * perHost.reconfigure({ defaults: { tripMs: 500 }, idleMs: 600_000 });
+   * ```
+   */
+  reconfigure(options: BreakerRegistryReload): void {
+    this.registry.reconfigure(options);
   }
 
   /** The breaker of `key` (made if there is none). */

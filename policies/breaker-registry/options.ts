@@ -63,6 +63,30 @@ export interface BreakerRegistryOptions {
   random?: (() => number) | undefined;
 }
 
+/** `T` without the keys `K`, for each member of a union. */
+type Without<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * What {@link BreakerRegistry.reconfigure} takes: new defaults (of the same family of breaker) and `idleMs`; the
+ * breakers keep their clock, random source and names.
+ * @example
+ * ```ts
+ * registry.reconfigure({ defaults: { trip: 'errorRatio', threshold: 0.3 }, idleMs: 600_000 });
+ * ```
+ */
+export interface BreakerRegistryReload {
+  /**
+   * Options of every breaker, those held and those made from now on; of the family the registry makes.
+   * @defaultValue `{}` (the default breaker with its defaults)
+   */
+  defaults?: Without<AdaptiveDefaults, 'clock' | 'random' | 'initialState'> | Without<SreDefaults, 'clock' | 'random' | 'initialState'> | Without<CircuitBreakerOptions, 'clock' | 'random' | 'initialState'> | undefined;
+  /**
+   * A breaker unused for longer than this is dropped (see {@link BreakerRegistryOptions.idleMs}).
+   * @defaultValue 300_000
+   */
+  idleMs?: number | undefined;
+}
+
 /** The rules of {@link BreakerRegistryOptions} (`BreakerRegistryOptionsSchema` in `breakwater/config` says the same). */
 export const breakerRegistryOptions = object({
   defaults: optional(

@@ -10,7 +10,7 @@ import { CircuitBreakerPolicy } from '../circuit-breaker/circuit-breaker.js';
 import { circuitBreakerOptions, type CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import { sreBreakerOptions } from '../sre-breaker/options.js';
 import { SreBreakerPolicy } from '../sre-breaker/sre-breaker.js';
-import { breakerRegistryOptions, isPlainObject, type AdaptiveDefaults, type BreakerRegistryOptions, type SreDefaults } from './options.js';
+import { breakerRegistryOptions, isPlainObject, type AdaptiveDefaults, type BreakerRegistryOptions, type BreakerRegistryReload, type SreDefaults } from './options.js';
 import { BREAKER_CONTROLS, type BreakerControl, type BreakerHealth } from '../breaker/breaker.js';
 
 /** Any breaker a registry can hold. */
@@ -37,15 +37,13 @@ export type AnyBreaker = AdaptiveBreakerPolicy | SreBreakerPolicy | CircuitBreak
 export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   /** Prefix of the breakers' names. */
   readonly name: string;
-  /** Milliseconds after which an unused breaker is dropped. */
-  readonly idleMs: number;
   /** The clock of idle tracking. */
   readonly clock: Clock;
+  private idle: number;
   private readonly map = new Map<string, Entry<B>>();
   private readonly events = new EventSource();
-  private readonly adaptive: ReturnType<typeof parseAdaptive> | undefined;
-  private readonly sre: ReturnType<typeof parseSre> | undefined;
-  private readonly machine: ReturnType<typeof parseMachine> | undefined;
+  /** The family of the breakers made, and their parsed options. */
+  private made: Made;
   private oldest: Entry<B> | undefined = undefined;
   private newest: Entry<B> | undefined = undefined;
   private controlMode: BreakerControl = 'enforcing';
@@ -55,16 +53,51 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
     if (!isPlainObject(options)) throw new ConfigError('breakerRegistry', [{ path: '', message: 'expected an options object' }]);
     const o = checkOptions(breakerRegistryOptions, options, 'breakerRegistry');
     this.name = o.name;
-    this.idleMs = o.idleMs;
+    this.idle = o.idleMs;
     this.clock = o.clock ?? systemClock;
-    const defaults = o.defaults ?? {};
-    if ('trip' in defaults || 'strategy' in defaults) this.machine = parseMachine({ clock: o.clock, ...defaults });
-    else {
-      const { family, ...rest } = defaults;
-      if (family === 'sre') this.sre = parseSre({ clock: o.clock, random: o.random, ...rest });
-      else if (family === undefined || family === 'adaptive') this.adaptive = parseAdaptive({ clock: o.clock, random: o.random, ...rest });
-      else throw new ConfigError('breakerRegistry', [{ path: 'defaults.family', message: "expected 'adaptive' or 'sre'" }]);
+    this.made = parseFamily((o.defaults ?? {}) as Record<string, unknown>, { clock: o.clock, random: o.random }, 'breakerRegistry');
+  }
+
+  /** Milliseconds after which an unused breaker is dropped. */
+  get idleMs(): number {
+    return this.idle;
+  }
+
+  /**
+   * Hot reload: new `defaults` and `idleMs` (omitted ones take their defaults, as at construction). The defaults
+   * apply to the breakers made from now on and, in place, to every breaker the registry holds (each breaker's own
+   * `reconfigure`, keeping its state, window, streaks and control); the breakers keep their clock and random source.
+   * A new `idleMs` applies from the next use of the registry (`get`, `prune`), with the same care as ever: a breaker
+   * whose drop would change a decision is kept. Refused with a `ConfigError`, changing nothing: defaults of another
+   * family of breaker (the default breaker, `family: 'sre'`, or a state machine with `trip`), at path `defaults`;
+   * another window (`windowMs`, `buckets`, a state machine's `trip` or `window`), at its path under `defaults`,
+   * whether or not a breaker is held now; a bad option.
+   *
+   * @example
+   * ```ts
+   * tenants.reconfigure({ defaults: { trip: 'consecutiveFailures', threshold: 10 }, idleMs: 600_000 });
+   * ```
+   */
+  reconfigure(options: BreakerRegistryReload): void {
+    const o = checkOptions(breakerRegistryOptions, { ...options, name: this.name }, this.name);
+    const current = this.made;
+    const { clock: _c, random: _r, ...defaults } = (o.defaults ?? {}) as Record<string, unknown>;
+    const next = parseFamily({ ...defaults, clock: current.o.clock, ...(current.o.random !== undefined ? { random: current.o.random } : {}) }, {}, this.name);
+    if (next.family !== current.family) {
+      throw new ConfigError(this.name, [{ path: 'defaults', message: `cannot change in place (the breakers are ${FAMILY[current.family]}, these defaults make ${FAMILY[next.family]}); build a new registry` }]);
     }
+    const { family: _f, ...each } = defaults;
+    // Every breaker held was made from the current defaults and none can change its window: a scratch breaker made
+    // from them refuses whatever any of them would, before anything changes.
+    try {
+      makeBreaker(current, `${this.name}:`).reconfigure(each as never);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      throw new ConfigError(this.name, e.issues.map((i) => ({ path: `defaults.${i.path}`, message: i.message.replace(/build a new breaker$/, 'build a new registry') })));
+    }
+    this.idle = o.idleMs;
+    this.made = next;
+    for (const e of this.map.values()) (e.breaker as AnyBreaker).reconfigure(each as never);
   }
 
   /** Events of every breaker of the registry. */
@@ -144,10 +177,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
   }
 
   private make(key: string): B {
-    const name = `${this.name}:${key}`;
-    const b = (
-      this.adaptive !== undefined ? new AdaptiveBreakerPolicy(this.adaptive, name) : this.sre !== undefined ? new SreBreakerPolicy(this.sre, name) : new CircuitBreakerPolicy(this.machine!, name)
-    ) as B;
+    const b = makeBreaker(this.made, `${this.name}:${key}`) as B;
     shareEventSource(b, this.events);
     if (this.controlMode !== 'enforcing') b.setControl(this.controlMode);
     return b;
@@ -155,7 +185,7 @@ export class BreakerRegistry<B extends AnyBreaker = AnyBreaker> {
 
   private evict(now: number): void {
     let e = this.oldest;
-    while (e !== undefined && now - e.lastUsedAt > this.idleMs) {
+    while (e !== undefined && now - e.lastUsedAt > this.idle) {
       this.unlink(e);
       if ((e.breaker as AnyBreaker).evictable(now)) this.map.delete(e.key);
       else {
@@ -196,22 +226,44 @@ class Entry<B> {
   ) {}
 }
 
-function parseAdaptive(input: unknown) {
-  return parseDefaults(adaptiveBreakerOptions, input);
+/** The family of breaker a registry makes, with the options parsed by that family's rules. */
+type Made =
+  | { readonly family: 'adaptive'; readonly o: ReturnType<typeof adaptiveBreakerOptions> }
+  | { readonly family: 'sre'; readonly o: ReturnType<typeof sreBreakerOptions> }
+  | { readonly family: 'machine'; readonly o: ReturnType<typeof circuitBreakerOptions> };
+
+/** The families as a refusal names them. */
+const FAMILY: Readonly<Record<Made['family'], string>> = { adaptive: 'default (adaptive) breakers', sre: 'SRE breakers', machine: 'state machines' };
+
+/**
+ * The family `defaults` asks for (a state machine with `trip` or `strategy`, else the default breaker or
+ * `family: 'sre'`) and its options, checked by that family's rules with paths under `defaults`; `base` gives the
+ * clock and random source the defaults do not.
+ */
+function parseFamily(defaults: Record<string, unknown>, base: { clock?: Clock | undefined; random?: (() => number) | undefined }, policy: string): Made {
+  if ('trip' in defaults || 'strategy' in defaults) return { family: 'machine', o: parseDefaults(circuitBreakerOptions, { clock: base.clock, ...defaults }, policy) };
+  const { family, ...rest } = defaults;
+  if (family === 'sre') return { family: 'sre', o: parseDefaults(sreBreakerOptions, { clock: base.clock, random: base.random, ...rest }, policy) };
+  if (family === undefined || family === 'adaptive') return { family: 'adaptive', o: parseDefaults(adaptiveBreakerOptions, { clock: base.clock, random: base.random, ...rest }, policy) };
+  throw new ConfigError(policy, [{ path: 'defaults.family', message: "expected 'adaptive' or 'sre'" }]);
 }
 
-function parseSre(input: unknown) {
-  return parseDefaults(sreBreakerOptions, input);
+/** A breaker of the family `made`, named `name`. */
+function makeBreaker(made: Made, name: string): AnyBreaker {
+  switch (made.family) {
+    case 'adaptive':
+      return new AdaptiveBreakerPolicy(made.o, name);
+    case 'sre':
+      return new SreBreakerPolicy(made.o, name);
+    case 'machine':
+      return new CircuitBreakerPolicy(made.o, name);
+  }
 }
 
-function parseMachine(input: unknown) {
-  return parseDefaults(circuitBreakerOptions, input);
-}
-
-function parseDefaults<T>(rule: Rule<T>, input: unknown): T {
+function parseDefaults<T>(rule: Rule<T>, input: unknown, policy: string): T {
   const found = new Findings();
   const out = rule(input, ['defaults'], found);
-  if (found.list.length > 0) throw new ConfigError('breakerRegistry', found.issues());
+  if (found.list.length > 0) throw new ConfigError(policy, found.issues());
   return out;
 }
 

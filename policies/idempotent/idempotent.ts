@@ -39,7 +39,7 @@ export class IdempotentPolicy extends PolicyBase {
   private readonly keyOf: ((ctx: ExecutionContext) => string | undefined) | undefined;
   private readonly codec: IdempotencyCodec;
   private readonly handleResult: ((result: unknown) => boolean) | undefined;
-  private readonly o: ReturnType<typeof parseIdempotentOptions>;
+  private o: ReturnType<typeof parseIdempotentOptions>;
   /** What a flight calls of this policy; only the flights hold it. */
   private readonly owner: FlightOwner = {
     name: this.name,
@@ -60,6 +60,37 @@ export class IdempotentPolicy extends PolicyBase {
     this.keyOf = o.key;
     this.codec = o.codec ?? jsonIdempotencyCodec;
     this.handleResult = o.handleResult;
+  }
+
+  /** How long a claim holds its key before another caller may take it over. */
+  get leaseMs(): number {
+    return this.o.leaseMs;
+  }
+
+  /** How long a stored result (and a failed or not-storable record) is kept. */
+  get ttlMs(): number {
+    return this.o.ttlMs;
+  }
+
+  /**
+   * Hot reload: new `ttlMs`, `leaseMs`, `renewLease`, `onInProgress`, `pollMs`, `storeTimeoutMs` and `failOpen`
+   * (omitted ones take their defaults, as at construction) for the claims made from now on. What the store holds is
+   * kept: stored results keep the TTL they were written with, and a claim in flight keeps its callers, its lease and
+   * the renewal of that lease (its result is stored with the TTL in force when it completes). The store, the codec, `key` and `handleResult` are kept (they are not options of a
+   * reload). `renewLease` on a store without `extend` is a `ConfigError`, as at construction; a bad option is a
+   * `ConfigError` and changes nothing.
+   *
+   * @example
+   * ```ts
+   * charge.reconfigure({ leaseMs: 20_000, ttlMs: 3_600_000 });
+   * ```
+   */
+  reconfigure(options: Omit<IdempotentOptions, 'clock' | 'name' | 'store' | 'codec' | 'key' | 'handleResult'>): void {
+    const o = checkOptions(idempotentOptions, { ...options, name: this.name }, this.name);
+    if (o.renewLease && typeof this.store.extend !== 'function') {
+      throw new ConfigError(this.name, [{ path: 'renewLease', message: 'the store has no extend(key, token, leaseMs) to renew leases with' }]);
+    }
+    this.o = { ...o, store: this.o.store, key: this.o.key, codec: this.o.codec, handleResult: this.o.handleResult, clock: this.o.clock };
   }
 
   [RUN]<R>(op: Operation<R>, ctx: ExecutionContext, next: Chain | undefined): Promise<R> {
@@ -93,8 +124,9 @@ export class IdempotentPolicy extends PolicyBase {
 
   /** The shared run of a key: claim, then serve, wait or run. */
   private async runFlight<R>(f: Flight<R>, next: Chain | undefined): Promise<R> {
-    const { leaseMs, ttlMs } = this.o;
     for (;;) {
+      // Read per claim: a hot reload applies to the next claim, and a claim's run keeps the lease it was claimed with.
+      const { leaseMs, ttlMs } = this.o;
       let claim: ClaimResult;
       try {
         claim = await this.storeCall('claim', () => this.store.claim(f.key, leaseMs, ttlMs));
@@ -112,15 +144,14 @@ export class IdempotentPolicy extends PolicyBase {
         if (this.events.observed) {
           this.events.emit({ type: claim.takeover ? 'takeover' : 'claimed', policy: this.name, key: f.key, token: claim.token });
         }
-        return this.runClaimed(f, next, claim.token);
+        return this.runClaimed(f, next, claim.token, leaseMs);
       }
       if (this.o.onInProgress === 'reject') throw new IdempotencyInProgressError(this.name, f.key);
       await sleep(this.clock, Math.max(1, Math.min(this.o.pollMs, claim.retryInMs)), f.scope);
     }
   }
 
-  private async runClaimed<R>(f: Flight<R>, next: Chain | undefined, token: string): Promise<R> {
-    const { leaseMs } = this.o;
+  private async runClaimed<R>(f: Flight<R>, next: Chain | undefined, token: string, leaseMs: number): Promise<R> {
     f.leaseEndsAt = this.clock.now() + leaseMs;
     if (!this.o.renewLease) return this.runAndSettle(f, next, token);
     const { key } = f;

@@ -1,7 +1,7 @@
 import { PolicyBase } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { cancelledByCaller, runNext } from '../../lib/context.js';
-import { OverloadedError } from '../../lib/errors.js';
+import { ConfigError, OverloadedError } from '../../lib/errors.js';
 import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
@@ -70,10 +70,11 @@ export class LoadShedderPolicy extends PolicyBase {
   /** The clock of the window. */
   declare readonly clock: Clock;
   private readonly cpu: Signal;
-  private readonly threshold: number;
+  private threshold: number;
+  private readonly windowMs: number;
   private readonly bucketMs: number;
-  private readonly coolOffMs: number;
-  private readonly reserve: Reserve;
+  private coolOff: number;
+  private reserve: Reserve;
   private readonly pass: Float64Array;
   private readonly rtSum: Float64Array;
   private readonly epochs: Float64Array;
@@ -88,8 +89,9 @@ export class LoadShedderPolicy extends PolicyBase {
     super(o.name, o.clock ?? systemClock);
     this.cpu = o.cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(o.cpu);
     this.threshold = o.cpuThreshold;
+    this.windowMs = o.windowMs;
     this.bucketMs = o.windowMs / o.buckets;
-    this.coolOffMs = o.coolOffMs;
+    this.coolOff = o.coolOffMs;
     this.reserve = o.reserve;
     this.pass = new Float64Array(o.buckets);
     this.rtSum = new Float64Array(o.buckets);
@@ -101,6 +103,38 @@ export class LoadShedderPolicy extends PolicyBase {
     return this.flying;
   }
 
+  /** CPU utilisation (0–1) from which calls may be shed. */
+  get cpuThreshold(): number {
+    return this.threshold;
+  }
+
+  /** How long after a drop throughput is still checked, even if CPU cools. */
+  get coolOffMs(): number {
+    return this.coolOff;
+  }
+
+  /**
+   * Hot reload: a new `cpuThreshold`, `coolOffMs` and `reserve` (omitted ones take their defaults, as at
+   * construction) for the calls admitted from now on, keeping the window of passes and response times, the calls in
+   * flight, their moving average and the time of the last drop (a cool-off under way runs to the new `coolOffMs`).
+   * `windowMs` and `buckets` shape the window and cannot change in place: a value other than the current one is a
+   * `ConfigError` (build a new load shedder). A bad option is a `ConfigError` and changes nothing.
+   *
+   * @example
+   * ```ts
+   * shed.reconfigure({ cpuThreshold: 0.8, coolOffMs: 2_000 });
+   * ```
+   */
+  reconfigure(options: Omit<LoadShedderOptions, 'clock' | 'name' | 'cpu'>): void {
+    const o = checkOptions(loadShedderOptions, { ...options, name: this.name }, this.name);
+    const fixed = { windowMs: this.windowMs, buckets: this.pass.length };
+    const changed = (['windowMs', 'buckets'] as const).filter((k) => o[k] !== fixed[k]);
+    if (changed.length > 0) throw new ConfigError(this.name, changed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new load shedder' })));
+    this.threshold = o.cpuThreshold;
+    this.coolOff = o.coolOffMs;
+    this.reserve = o.reserve;
+  }
+
   /** Admits a call (of the criticality in `ctx.meta`, when given) or throws `OverloadedError`; settle the permit once. */
   allow(ctx?: Pick<ExecutionContext, 'meta'>): ShedderPermit {
     return this.admit(this.clock.now(), ctx?.meta ?? NO_META);
@@ -109,7 +143,7 @@ export class LoadShedderPolicy extends PolicyBase {
   /** Admits a call labelled `meta` arriving at clock time `now`, or throws `OverloadedError`. */
   private admit(now: number, meta: Readonly<Record<string, string>>): ShedderPermit {
     const cpu = this.cpu.value();
-    const hot = cpu >= this.threshold || now - this.lastDrop < this.coolOffMs;
+    const hot = cpu >= this.threshold || now - this.lastDrop < this.coolOff;
     if (hot) {
       const factor = Math.min(1, Math.max(MIN_OVERLOAD_FACTOR, (1 - cpu) / (1 - this.threshold)));
       const max = this.maxFlight(now) * factor * (1 - reserveFor(this.reserve, criticalityOf({ meta })));

@@ -120,8 +120,14 @@ describe('adaptiveLimiter properties', () => {
 
   // concurrency-limits #234: admissions that read the in-flight count and increment it apart let concurrent
   // callers all pass at the limit. Here admission is one synchronous step, and the limit moves at almost every
-  // completion: no interleaving of admissions, completions and limit changes admits a call at the limit.
-  it('no interleaving of calls, permits and limit changes admits a call at the limit', async () => {
+  // completion: no interleaving of admissions, completions, limit changes and hot reloads admits a call at the limit.
+  it('no interleaving of calls, permits, limit changes and reloads admits a call at the limit', async () => {
+    const reload = fc.record({
+      at: fc.integer({ min: 0, max: 200 }),
+      algorithm: fc.constantFrom('gradient', 'aimd', 'vegas' as const),
+      minLimit: fc.integer({ min: 1, max: 6 }),
+      maxLimit: fc.integer({ min: 6, max: 12 }),
+    });
     const call = fc.record({
       at: fc.integer({ min: 0, max: 200 }),
       dur: fc.integer({ min: 0, max: 40 }),
@@ -134,7 +140,8 @@ describe('adaptiveLimiter properties', () => {
         fc.integer({ min: 1, max: 12 }),
         fc.integer({ min: 1, max: 3 }),
         fc.array(call, { minLength: 50, maxLength: 300 }),
-        async (algorithm, initialLimit, minSamples, calls) => {
+        fc.array(reload, { maxLength: 4 }),
+        async (algorithm, initialLimit, minSamples, calls, reloads) => {
           const clock = new TestClock(START);
           const overload = new Error('overloaded');
           const limiter = adaptiveLimiter({ algorithm, initialLimit, maxLimit: 12, windowMs: 1, maxWindowMs: 50, minSamples, isOverload: (e) => e === overload, clock });
@@ -152,6 +159,14 @@ describe('adaptiveLimiter properties', () => {
             if (held > limit) admittedAtLimit++;
             if (!(Number.isInteger(limit) && limit >= 1 && limit <= 12)) outOfBounds++;
           };
+          let reloadsOff = 0;
+          for (const r of reloads) {
+            clock.setTimeout(() => {
+              const before = limiter.inFlight;
+              limiter.reconfigure({ algorithm: r.algorithm, initialLimit: r.minLimit, minLimit: r.minLimit, maxLimit: r.maxLimit, windowMs: 1, maxWindowMs: 50, minSamples });
+              if (limiter.inFlight !== before || limiter.limit < r.minLimit || limiter.limit > r.maxLimit) reloadsOff++;
+            }, r.at);
+          }
           for (const c of calls) {
             clock.setTimeout(() => {
               const before = limiter.inFlight;
@@ -201,6 +216,7 @@ describe('adaptiveLimiter properties', () => {
           await clock.runAll();
           await Promise.all(settled);
           expect(admittedAtLimit).toBe(0);
+          expect(reloadsOff).toBe(0);
           expect(outOfBounds).toBe(0);
           expect(shedBelowLimit).toBe(0);
           expect(lost).toBe(0);

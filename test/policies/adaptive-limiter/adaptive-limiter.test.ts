@@ -523,23 +523,23 @@ describe('adaptiveLimiter inside a chain', () => {
   });
 });
 
-describe('adaptiveLimiter slow start and the floor', () => {
-  /**
-   * One sampling window on permits: waits `rtt` (so the window is old enough), takes `inFlight` permits and,
-   * `rtt` later, settles the last one taken (its in-flight count is the window's maximum) and releases the others
-   * unmeasured. With `minSamples: 1` that one call closes the window.
-   */
-  async function window(limiter: AdaptiveLimiterPolicy, clock: TestClock, rtt: number, inFlight: number, end: 'answer' | 'timeout' = 'answer') {
-    await clock.advance(rtt);
-    const permits = Array.from({ length: inFlight }, () => limiter.allow());
-    await clock.advance(rtt);
-    const last = permits.pop()!;
-    if (end === 'answer') last.success();
-    else last.failure(new TimeoutError('dependency'));
-    for (const p of permits) p.release();
-  }
-  const moves = (events: PolicyEvent[]) => changes(events).map((e) => [e.from, e.to, e.reason]);
+/**
+ * One sampling window on permits: waits `rtt` (so the window is old enough), takes `inFlight` permits and,
+ * `rtt` later, settles the last one taken (its in-flight count is the window's maximum) and releases the others
+ * unmeasured. With `minSamples: 1` that one call closes the window.
+ */
+async function window(limiter: AdaptiveLimiterPolicy, clock: TestClock, rtt: number, inFlight: number, end: 'answer' | 'timeout' = 'answer') {
+  await clock.advance(rtt);
+  const permits = Array.from({ length: inFlight }, () => limiter.allow());
+  await clock.advance(rtt);
+  const last = permits.pop()!;
+  if (end === 'answer') last.success();
+  else last.failure(new TimeoutError('dependency'));
+  for (const p of permits) p.release();
+}
+const moves = (events: PolicyEvent[]) => changes(events).map((e) => [e.from, e.to, e.reason]);
 
+describe('adaptiveLimiter slow start and the floor', () => {
   it('doubles a fully used limit each window until a window shows queueing, then grows by queueSize', async () => {
     const clock = new TestClock(START);
     const limiter = adaptiveLimiter({ algorithm: { kind: 'gradient', queueSize: 1 }, initialLimit: 1, minSamples: 1, windowMs: 1, clock });
@@ -685,5 +685,112 @@ describe('adaptiveLimiter by criticality', () => {
     expect(issues({ partitions: { live: 0.9, batch: 0.2 } })).toEqual([{ path: 'partitions', message: 'the shares must add up to at most 1' }]);
     expect(issues({ partitions: { live: -1 } })).toEqual([{ path: 'partitions.live', message: 'expected a number in (0, 1]' }]);
     expect(issues({ partitionBy: 3 })).toEqual([{ path: 'partitionBy', message: 'Invalid input: expected string, received number' }]);
+  });
+});
+
+describe('AdaptiveLimiterPolicy.reconfigure', () => {
+  it('keeps the limit and the calls in flight, moving the limit into new bounds and saying so', () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 10, clock });
+    const events = eventsOf(limiter);
+    const held = Array.from({ length: 6 }, () => limiter.allow());
+    limiter.reconfigure({ initialLimit: 5, minLimit: 2, maxLimit: 8 });
+    expect(limiter.stats()).toMatchObject({ limit: 8, inFlight: 6 });
+    expect([limiter.minLimit, limiter.maxLimit]).toEqual([2, 8]);
+    expect(changes(events)).toEqual([
+      { type: 'limitChanged', policy: 'adaptiveLimiter', from: 10, to: 8, reason: 'reconfigure', rttMs: undefined, baselineMs: undefined, maxInFlight: 0, samples: 0, drops: 0 },
+    ]);
+    held.push(limiter.allow(), limiter.allow());
+    expect(() => limiter.allow()).toThrow(ConcurrencyLimitedError);
+    limiter.reconfigure({ initialLimit: 12, minLimit: 12, maxLimit: 20 });
+    expect(limiter.limit).toBe(12);
+    expect(moves(events).at(-1)).toEqual([8, 12, 'reconfigure']);
+    // A limit already within the new bounds stays where it is, silently.
+    limiter.reconfigure({ initialLimit: 12, minLimit: 1, maxLimit: 200 });
+    expect(limiter.limit).toBe(12);
+    expect(changes(events)).toHaveLength(2);
+    for (const p of held) p.release();
+    expect(limiter.inFlight).toBe(0);
+    // initialLimit is now what reset() returns to.
+    limiter.reconfigure({ initialLimit: 7 });
+    limiter.reset();
+    expect(limiter.limit).toBe(7);
+  });
+
+  it("retunes the algorithm in place, keeping the baseline it measured", async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 4, minSamples: 1, windowMs: 1, clock });
+    const events = eventsOf(limiter);
+    await window(limiter, clock, 10, 1); // app-limited: the baseline (10 ms), no move
+    limiter.reconfigure({ initialLimit: 4, minSamples: 1, windowMs: 1, algorithm: { kind: 'gradient', tolerance: 1 } });
+    expect(limiter.stats()).toMatchObject({ limit: 4, baselineMs: 10 });
+    // 13 ms against the 10 ms kept: within the old tolerance of 1.5 (the limit would grow), over the new one of 1:
+    // 4 × (1 − 0.2 × (1 − 10/13)) = 3.8.
+    await window(limiter, clock, 13, 4);
+    expect(moves(events)).toEqual([[4, 3, 'queueing']]);
+  });
+
+  it('changes the kind of algorithm in place: the new one starts from the current limit with nothing measured', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 10, minSamples: 1, windowMs: 1, clock });
+    const events = eventsOf(limiter);
+    await window(limiter, clock, 10, 1);
+    expect(limiter.stats().baselineMs).toBe(10);
+    const held = [limiter.allow(), limiter.allow(), limiter.allow()];
+    limiter.reconfigure({ initialLimit: 10, minSamples: 1, windowMs: 1, algorithm: { kind: 'aimd', increase: 2 } });
+    expect(limiter.stats()).toMatchObject({ limit: 10, inFlight: 3, baselineMs: undefined });
+    for (const p of held) p.release();
+    // Five times the old baseline would have lowered a gradient limit; AIMD, without a drop, grows it by 2.
+    await window(limiter, clock, 50, 5);
+    expect(moves(events)).toEqual([[10, 12, 'increase']]);
+  });
+
+  it('applies new window bounds to the window under way', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 4, minSamples: 3, windowMs: 1, clock });
+    await window(limiter, clock, 10, 1);
+    expect(limiter.stats().baselineMs).toBe(undefined);
+    // The call measured before the reload counts: a second one closes the window of 2.
+    limiter.reconfigure({ initialLimit: 4, minSamples: 2, windowMs: 1 });
+    await window(limiter, clock, 10, 1);
+    expect(limiter.stats()).toMatchObject({ baselineMs: 10, rttMs: 10 });
+  });
+
+  it('gives the same partitions new shares in place, keeping their calls in flight', () => {
+    const limiter = adaptiveLimiter({ algorithm: 'aimd', initialLimit: 4, minLimit: 4, maxLimit: 4, minSamples: 1_000, partitions: { live: 0.25, batch: 0.25 }, partitionBy: 'traffic' });
+    const held = Array.from({ length: 4 }, () => limiter.allow({ meta: { traffic: 'batch' } }));
+    held.push(limiter.allow({ meta: { traffic: 'live' } })); // live's 1 slot is guaranteed, limit or not
+    expect(() => limiter.allow({ meta: { traffic: 'live' } })).toThrow(ConcurrencyLimitedError);
+    limiter.reconfigure({ algorithm: 'aimd', initialLimit: 4, minLimit: 4, maxLimit: 4, minSamples: 1_000, partitions: { live: 0.5, batch: 0.25 }, partitionBy: 'traffic' });
+    expect([limiter.inFlightIn('live'), limiter.inFlightIn('batch')]).toEqual([1, 4]);
+    held.push(limiter.allow({ meta: { traffic: 'live' } })); // now 2 are guaranteed
+    expect(() => limiter.allow({ meta: { traffic: 'live' } })).toThrow(ConcurrencyLimitedError);
+    for (const p of held) p.release();
+    expect(limiter.inFlight).toBe(0);
+  });
+
+  it('refuses other partitions, naming them, and changes nothing', () => {
+    const o = { initialLimit: 4, partitions: { live: 0.5, batch: 0.5 }, partitionBy: 'traffic' };
+    const limiter = adaptiveLimiter(o);
+    const why = [{ path: 'partitions', message: 'cannot change in place (it shapes the bookkeeping); build a new adaptive limiter' }];
+    expect(issuesOf(() => limiter.reconfigure({ ...o, maxLimit: 10, partitions: { live: 0.5, bulk: 0.5 } }))).toEqual(why);
+    expect(issuesOf(() => limiter.reconfigure({ ...o, maxLimit: 10, partitionBy: 'tenant' }))).toEqual(why);
+    expect(issuesOf(() => limiter.reconfigure({ ...o, maxLimit: 10, partitions: undefined }))).toEqual(why);
+    expect(limiter.maxLimit).toBe(200);
+    // Without partitions, partitionBy reads nothing: another one is no change.
+    const plain = adaptiveLimiter({ initialLimit: 4 });
+    plain.reconfigure({ initialLimit: 4, maxLimit: 10, partitionBy: 'tenant' });
+    expect(plain.maxLimit).toBe(10);
+    expect(issuesOf(() => plain.reconfigure({ initialLimit: 4, partitions: { live: 1 } }))).toEqual(why);
+  });
+
+  it('refuses a bad option naming it and the rule, and changes nothing', async () => {
+    const clock = new TestClock(START);
+    const limiter = adaptiveLimiter({ initialLimit: 10, minSamples: 1, windowMs: 1, clock });
+    await window(limiter, clock, 10, 1);
+    expect(issuesOf(() => limiter.reconfigure({ initialLimit: 4, minLimit: 5, maxLimit: 3, algorithm: 'aimd' }))).toEqual([{ path: 'minLimit', message: 'must be <= maxLimit (3)' }]);
+    expect(issuesOf(() => limiter.reconfigure({ maxLimit: 10, algorithm: { kind: 'vegas', alpha: 6, beta: 3 } }))).toEqual([{ path: 'algorithm.beta', message: 'beta must exceed alpha' }]);
+    expect(limiter.stats()).toMatchObject({ limit: 10, baselineMs: 10 });
+    expect([limiter.minLimit, limiter.maxLimit]).toEqual([1, 200]);
   });
 });

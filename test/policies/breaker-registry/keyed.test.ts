@@ -59,3 +59,29 @@ describe('keyedBreaker', () => {
     expect(k.get('t1')).toBe(r.peek('t1'));
   });
 });
+
+describe('KeyedBreakerPolicy.reconfigure', () => {
+  it("reconfigures its registry: every key's breaker in place, keeping its state; another family refused", async () => {
+    const clock = new TestClock(T0);
+    const k = keyedBreaker((ctx) => ctx.meta.host ?? 'none', { defaults: { trip: 'consecutiveFailures', threshold: 2 }, clock });
+    const boom = () => Promise.reject(new Error('boom'));
+    await expect(k.execute(boom, { meta: { host: 'a' } })).rejects.toThrow('boom');
+    k.reconfigure({ defaults: { trip: 'consecutiveFailures', threshold: 3 }, idleMs: 60_000 });
+    expect(k.registry.idleMs).toBe(60_000);
+    // The first failure is kept: the third opens the breaker, not the second.
+    await expect(k.execute(boom, { meta: { host: 'a' } })).rejects.toThrow('boom');
+    await expect(k.execute(boom, { meta: { host: 'a' } })).rejects.toThrow('boom');
+    await expect(k.execute(() => 1, { meta: { host: 'a' } })).rejects.toBeInstanceOf(BrokenCircuitError);
+    let error: unknown;
+    try {
+      k.reconfigure({ defaults: { family: 'sre' } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toEqual([
+      { path: 'defaults', message: 'cannot change in place (the breakers are state machines, these defaults make SRE breakers); build a new registry' },
+    ]);
+    expect(k.registry.idleMs).toBe(60_000);
+  });
+});

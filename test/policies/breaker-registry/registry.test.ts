@@ -10,6 +10,7 @@ import {
 } from '../../../api/index.js';
 import { scriptedRandom, TestClock } from '../../../lib/testing.js';
 import { T0 } from '../../helpers/breakers.js';
+import { issuesOf } from '../../helpers/config-issues.js';
 
 describe('breakerRegistry', () => {
   it('makes one breaker per key, lazily, from the defaults', () => {
@@ -223,5 +224,107 @@ describe('breakerRegistry bookkeeping', () => {
     expect([...r.keys()]).toEqual(['b', 'a']);
     expect(r.peek('b')).toBeInstanceOf(AdaptiveBreakerPolicy);
     expect([...r.keys()]).toEqual(['b', 'a']); // peek does not touch
+  });
+});
+
+describe('BreakerRegistry.reconfigure', () => {
+  const machine = (threshold: number) => ({ trip: 'consecutiveFailures' as const, threshold, openMs: 1_000 });
+  const fail = (b: { allow(): { failure(): void } }, n: number) => {
+    for (let i = 0; i < n; i++) b.allow().failure();
+  };
+
+  it('applies new defaults in place to every breaker held, keeping its state and control, and to those made after', () => {
+    const clock = new TestClock(T0);
+    const r = breakerRegistry({ defaults: machine(3), clock });
+    const a = r.get('a');
+    const b = r.get('b');
+    fail(a, 2);
+    fail(b, 3);
+    expect(b.state).toBe('open');
+    r.setControl('metricsOnly');
+    r.reconfigure({ defaults: machine(5) });
+    expect([r.peek('a'), r.peek('b')]).toEqual([a, b]);
+    expect(b.state).toBe('open');
+    expect(a.control).toBe('metricsOnly');
+    r.setControl('enforcing');
+    // The streak of 2 is kept: a third failure would have opened it under the old threshold, the fifth does now.
+    expect(a.stats().consecutiveFailures).toBe(2);
+    fail(a, 2);
+    expect(a.state).toBe('closed');
+    fail(a, 1);
+    expect(a.state).toBe('open');
+    const c = r.get('c');
+    fail(c, 4);
+    expect(c.state).toBe('closed');
+    fail(c, 1);
+    expect(c.state).toBe('open');
+  });
+
+  it('applies a new idleMs from the next use of the registry', async () => {
+    const clock = new TestClock(T0);
+    const r = breakerRegistry({ idleMs: 1_000, clock, random: scriptedRandom() });
+    r.get('a');
+    await clock.advance(600);
+    r.reconfigure({ idleMs: 10_000 });
+    expect(r.idleMs).toBe(10_000);
+    expect(r.prune()).toBe(0);
+    r.reconfigure({ idleMs: 500 });
+    expect(r.size).toBe(1);
+    expect(r.prune()).toBe(1);
+  });
+
+  it('refuses defaults of another family at defaults, whether or not a breaker is held, and changes nothing', () => {
+    const clock = new TestClock(T0);
+    const r = breakerRegistry({ defaults: machine(3), idleMs: 1_000, clock });
+    const a = r.get('a');
+    fail(a, 2);
+    expect(issuesOf(() => r.reconfigure({ defaults: { family: 'sre', k: 2 }, idleMs: 5_000 }))).toEqual([
+      { path: 'defaults', message: 'cannot change in place (the breakers are state machines, these defaults make SRE breakers); build a new registry' },
+    ]);
+    // Omitted, the defaults are {}, as at construction: the default breaker.
+    expect(issuesOf(() => r.reconfigure({ idleMs: 5_000 }))).toEqual([
+      { path: 'defaults', message: 'cannot change in place (the breakers are state machines, these defaults make default (adaptive) breakers); build a new registry' },
+    ]);
+    const empty = breakerRegistry({ defaults: { family: 'sre' }, clock });
+    expect(issuesOf(() => empty.reconfigure({ defaults: { tripMs: 500 } }))).toEqual([
+      { path: 'defaults', message: 'cannot change in place (the breakers are SRE breakers, these defaults make default (adaptive) breakers); build a new registry' },
+    ]);
+    expect(r.idleMs).toBe(1_000);
+    fail(a, 1);
+    expect(a.state).toBe('open');
+  });
+
+  it('refuses another window at its path under defaults, even with no breaker held, and changes nothing', () => {
+    const clock = new TestClock(T0);
+    const why = 'cannot change in place (it shapes the window); build a new registry';
+    const adaptive = breakerRegistry({ defaults: { windowMs: 10_000 }, clock });
+    expect(issuesOf(() => adaptive.reconfigure({ defaults: { windowMs: 5_000, buckets: 10 } }))).toEqual([
+      { path: 'defaults.windowMs', message: why },
+      { path: 'defaults.buckets', message: why },
+    ]);
+    const r = breakerRegistry({ defaults: machine(3), clock });
+    const a = r.get('a');
+    expect(issuesOf(() => r.reconfigure({ defaults: { trip: 'errorRatio', threshold: 0.5 } }))).toEqual([{ path: 'defaults.trip', message: why }]);
+    expect(issuesOf(() => r.reconfigure({ defaults: { ...machine(5), window: { type: 'count', size: 10 } } }))).toEqual([{ path: 'defaults.window', message: why }]);
+    fail(a, 3);
+    expect(a.state).toBe('open');
+    // The same window with other thresholds is no change of window.
+    adaptive.reconfigure({ defaults: { windowMs: 10_000, tripMs: 500 } });
+  });
+
+  it('refuses a bad option naming it and the rule, and changes nothing', () => {
+    const clock = new TestClock(T0);
+    const r = breakerRegistry({ defaults: machine(3), idleMs: 1_000, clock, name: 'tenants' });
+    const a = r.get('a');
+    expect(issuesOf(() => r.reconfigure({ defaults: machine(-1), idleMs: 5_000 }))).toEqual([{ path: 'defaults.threshold', message: 'expected an integer >= 0' }]);
+    expect(issuesOf(() => r.reconfigure({ defaults: machine(5), idleMs: 0 }))).toEqual([{ path: 'idleMs', message: 'expected a number greater than 0' }]);
+    expect(() => r.reconfigure({ defaults: machine(5), idleMs: 0 })).toThrow(/^invalid tenants options/);
+    // A registry has no bound on its keys but idleMs.
+    expect(issuesOf(() => r.reconfigure({ defaults: machine(5), maxKeys: 10 } as never))).toEqual([{ path: 'maxKeys', message: 'unknown option' }]);
+    expect(r.idleMs).toBe(1_000);
+    fail(a, 3);
+    expect(a.state).toBe('open');
+    fail(r.get('b'), 3);
+    expect(r.peek('b')!.state).toBe('open');
   });
 });

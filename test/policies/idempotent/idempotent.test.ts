@@ -18,6 +18,7 @@ import {
 import { isShedRejection } from '../../../lib/errors.js';
 import { TestClock } from '../../../lib/testing.js';
 import { deferred } from '../../helpers/track.js';
+import { issuesOf } from '../../helpers/config-issues.js';
 
 const START = 1_700_000_000_000;
 const flush = () => new Promise((r) => setImmediate(r));
@@ -611,5 +612,82 @@ describe('idempotent', () => {
         expect((e as ConfigError).issues[0]!.path).toBe(path);
       }
     }
+  });
+});
+
+describe('IdempotentPolicy.reconfigure', () => {
+  /** An operation that answers `value` after `ms` on `clock`. */
+  const slow = (clock: TestClock, ms: number, value: string) => () => new Promise<string>((r) => clock.setTimeout(() => r(value), ms));
+
+  it('keeps the stored results, each with its own TTL; results stored after take the new ttlMs', async () => {
+    const clock = new TestClock(START);
+    const p = idempotent({ clock, ttlMs: 1_000 });
+    let runs = 0;
+    const op = () => ++runs;
+    await expect(p.execute(op, { key: 'a' })).resolves.toBe(1);
+    p.reconfigure({ ttlMs: 60_000 });
+    expect(p.ttlMs).toBe(60_000);
+    await expect(p.execute(op, { key: 'a' })).resolves.toBe(1);
+    await clock.advance(1_000);
+    await expect(p.execute(op, { key: 'a' })).resolves.toBe(2);
+    await clock.advance(30_000);
+    await expect(p.execute(op, { key: 'a' })).resolves.toBe(2);
+    expect(runs).toBe(2);
+  });
+
+  it('a claim held over the reload keeps its lease; claims made after take the new leaseMs', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const p = idempotent({ clock, store, leaseMs: 300 });
+    const other = idempotent({ clock, store, leaseMs: 300, onInProgress: 'reject' });
+    const held = p.execute(slow(clock, 1_000, 'held'), { key: 'k' });
+    await clock.advance(10);
+    p.reconfigure({ leaseMs: 5_000 });
+    expect(p.leaseMs).toBe(5_000);
+    const after = p.execute(slow(clock, 1_000, 'after'), { key: 'k2' });
+    await clock.advance(289);
+    await expect(other.execute(() => 'other', { key: 'k' })).rejects.toBeInstanceOf(IdempotencyInProgressError);
+    // 300 ms after its claim the held lease has run out: another process takes the key over.
+    await clock.advance(1);
+    await expect(other.execute(() => 'other', { key: 'k' })).resolves.toBe('other');
+    // The claim made after the reload (at 10 ms) still holds its key 980 ms later, far past 300.
+    await clock.advance(690);
+    await expect(other.execute(() => 'other', { key: 'k2' })).rejects.toBeInstanceOf(IdempotencyInProgressError);
+    await clock.advance(20);
+    await expect(Promise.all([held, after])).resolves.toEqual(['held', 'after']);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('turns renewLease on for the claims made after: a live claimant then keeps its key past leaseMs', async () => {
+    const clock = new TestClock(START);
+    const store = memoryStore({ clock });
+    const p = idempotent({ clock, store, leaseMs: 300 });
+    const other = idempotent({ clock, store, leaseMs: 300, onInProgress: 'reject' });
+    p.reconfigure({ leaseMs: 300, renewLease: true });
+    const running = p.execute(slow(clock, 1_000, 'slow'), { key: 'long' });
+    await clock.advance(900);
+    await expect(other.execute(() => 'other', { key: 'long' })).rejects.toBeInstanceOf(IdempotencyInProgressError);
+    await clock.advance(100);
+    await expect(running).resolves.toBe('slow');
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('changes onInProgress in place', async () => {
+    const store = memoryStore();
+    await store.claim('busy', 60_000, 60_000);
+    const p = idempotent({ store, onInProgress: 'wait' });
+    p.reconfigure({ onInProgress: 'reject' });
+    await expect(p.execute(() => 1, { key: 'busy' })).rejects.toBeInstanceOf(IdempotencyInProgressError);
+  });
+
+  it('refuses renewLease on a store without extend(), and a bad option, naming them; nothing changes', () => {
+    const store = { claim: () => Promise.reject(), complete: () => Promise.reject(), completeNotStorable: () => Promise.reject(), release: () => Promise.reject() };
+    const p = idempotent({ store, leaseMs: 300, name: 'charge' });
+    expect(issuesOf(() => p.reconfigure({ leaseMs: 600, renewLease: true }))).toEqual([
+      { path: 'renewLease', message: 'the store has no extend(key, token, leaseMs) to renew leases with' },
+    ]);
+    expect(() => p.reconfigure({ leaseMs: 600, renewLease: true })).toThrow(/^invalid charge options/);
+    expect(issuesOf(() => p.reconfigure({ leaseMs: -1, ttlMs: 5 }))).toEqual([{ path: 'leaseMs', message: 'expected a number greater than 0' }]);
+    expect([p.leaseMs, p.ttlMs]).toEqual([300, 86_400_000]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadShedder, OverloadedError, policy } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
+import { issuesOf } from '../../helpers/config-issues.js';
 
 const START = 1_700_000_000_000;
 
@@ -150,5 +151,77 @@ describe('loadShedder by criticality', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).issues).toEqual([{ path: 'reserve.sheddable', message: 'must be >= default: sheddable calls are shed first' }]);
     expect(() => loadShedder({ reserve: { sheddable: 1 } })).toThrow('reserve.sheddable: expected a number in [0, 1)');
+  });
+});
+
+describe('LoadShedderPolicy.reconfigure', () => {
+  /** A shedder that has measured a capacity of 10 calls in flight, then 8 calls held with a high moving average, CPU at 0.7. */
+  async function loaded(more: object = {}) {
+    const clock = new TestClock(START);
+    let cpu = 0.5;
+    const s = loadShedder({ cpu: () => cpu, cpuThreshold: 0.9, clock, ...more });
+    for (let b = 0; b < 20; b++) {
+      const ps = Array.from({ length: 20 }, () => s.allow());
+      await clock.advance(50);
+      for (const p of ps) p.success();
+      await clock.advance(50);
+    }
+    const held = Array.from({ length: 60 }, () => s.allow());
+    for (const p of held.splice(0, 52)) p.failure();
+    cpu = 0.7;
+    return { s, clock, held, setCpu: (v: number) => (cpu = v) };
+  }
+
+  it('applies a new cpuThreshold and reserve at once, keeping the window and the calls in flight', async () => {
+    const { s, held } = await loaded();
+    const events: unknown[] = [];
+    s.events$.subscribe((e) => e.type === 'shed' && events.push(e));
+    // CPU 0.7 is under the threshold 0.9: nothing is shed.
+    s.allow({ meta: { criticality: 'sheddable' } }).failure();
+    s.reconfigure({ cpuThreshold: 0.7, reserve: { sheddable: 0.5 } });
+    expect(s.cpuThreshold).toBe(0.7);
+    expect(s.inFlight).toBe(8);
+    // Now at the threshold: a sheddable call may use half of the capacity of 10 measured before the reload.
+    expect(() => s.allow({ meta: { criticality: 'sheddable' } })).toThrow(OverloadedError);
+    expect(events).toEqual([expect.objectContaining({ inFlight: 8, maxInFlight: 5 })]);
+    held.push(s.allow({ meta: { criticality: 'critical' } }));
+    for (const p of held) p.failure();
+  });
+
+  it('runs a cool-off under way to the new coolOffMs', async () => {
+    const { s, clock, held, setCpu } = await loaded({ reserve: { sheddable: 0.5 } });
+    setCpu(0.9);
+    expect(() => s.allow({ meta: { criticality: 'sheddable' } })).toThrow(OverloadedError);
+    setCpu(0.5);
+    s.reconfigure({ reserve: { sheddable: 0.5 }, coolOffMs: 3_000 });
+    expect(s.coolOffMs).toBe(3_000);
+    // 2 s after the drop: past the old 1 s cool-off, within the new 3 s one.
+    await clock.advance(2_000);
+    expect(() => s.allow({ meta: { criticality: 'sheddable' } })).toThrow(OverloadedError);
+    await clock.advance(3_000);
+    held.push(s.allow({ meta: { criticality: 'sheddable' } }));
+    for (const p of held) p.failure();
+  });
+
+  it('refuses another windowMs or buckets, naming each, and changes nothing', () => {
+    const s = loadShedder({ cpu: 0.5, windowMs: 2_000, buckets: 20, clock: new TestClock(START) });
+    s.reconfigure({ cpuThreshold: 0.5, windowMs: 2_000, buckets: 20 });
+    expect(s.cpuThreshold).toBe(0.5);
+    const refusal = (options: Parameters<typeof s.reconfigure>[0]) => issuesOf(() => s.reconfigure(options));
+    const why = 'cannot change in place (it shapes the window); build a new load shedder';
+    expect(refusal({ cpuThreshold: 0.6, windowMs: 1_000, buckets: 20 })).toEqual([{ path: 'windowMs', message: why }]);
+    // Omitted, they take their defaults (5 s in 50 buckets), as at construction: both differ.
+    expect(refusal({ cpuThreshold: 0.6 })).toEqual([
+      { path: 'windowMs', message: why },
+      { path: 'buckets', message: why },
+    ]);
+    expect(s.cpuThreshold).toBe(0.5);
+  });
+
+  it('refuses a bad option naming it and the rule, and changes nothing', () => {
+    const s = loadShedder({ cpu: 0.5, clock: new TestClock(START) });
+    expect(issuesOf(() => s.reconfigure({ cpuThreshold: 1, coolOffMs: 5_000 }))).toEqual([{ path: 'cpuThreshold', message: 'expected a number in (0, 1)' }]);
+    expect(s.cpuThreshold).toBe(0.9);
+    expect(s.coolOffMs).toBe(1_000);
   });
 });
