@@ -1,13 +1,13 @@
 // Builds the policy each validated config entry describes, and applies a changed entry in place (hot reload).
 // No zod here: the entries were checked by their schemas (fromConfig) or by the strategies' plain rules.
 import { decisionTree, DecisionTree, degrade, DegradePolicy, type DegradeHandler, type DegradePredicate } from '../policies/degrade/index.js';
-import { loadShedder } from '../policies/load-shedder/index.js';
+import { loadShedder, LoadShedderPolicy } from '../policies/load-shedder/index.js';
 import type { SignalSource } from '../lib/signals.js';
 import { bulkhead, BulkheadPolicy, keyedBulkhead, KeyedBulkheadPolicy } from '../policies/bulkhead/index.js';
-import { idempotent, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
+import { idempotent, IdempotentPolicy, type IdempotencyCodec, type IdempotencyStore } from '../policies/idempotent/index.js';
 import { KeyedRateAlgorithm, keyedRate, rateLimiter, RateLimiterPolicy } from '../policies/rate-limiter/index.js';
-import { adaptiveLimiter } from '../policies/adaptive-limiter/index.js';
-import { keyedBreaker, type BreakerRegistryOptions, type KeyOf } from '../policies/breaker-registry/index.js';
+import { adaptiveLimiter, AdaptiveLimiterPolicy } from '../policies/adaptive-limiter/index.js';
+import { keyedBreaker, KeyedBreakerPolicy, type BreakerRegistryOptions, type BreakerRegistryReload, type KeyOf } from '../policies/breaker-registry/index.js';
 import type { BreakerControl } from '../policies/breaker/breaker.js';
 import { cache, CachePolicy, type CacheStore } from '../policies/cache/index.js';
 import { CircuitBreaker, circuitBreaker, type CircuitBreakerOptions } from '../policies/circuit-breaker/index.js';
@@ -274,6 +274,35 @@ function reconfigureSettings(policy: Policy<unknown>, e: EntryConfig, r: Resolve
       if (!(policy instanceof CircuitBreaker)) return NOT_BUILT_HERE;
       policy.reconfigure(breakerOptions(e, r, path) as unknown as CircuitBreakerOptions);
       return undefined;
+    case 'keyedBreaker': {
+      if (!(policy instanceof KeyedBreakerPolicy)) return NOT_BUILT_HERE;
+      if (canonical(keyOfShape(e)) !== canonical(keyOfShape(previous))) return 'its key (metaKey or keyOf) picks the breakers it holds';
+      const defaults = e.defaults === undefined ? undefined : breakerOptions(e.defaults, r, `${path}.defaults`);
+      policy.reconfigure({ ...(defaults ? { defaults: defaults as BreakerRegistryReload['defaults'] } : {}), ...named('idleMs', e.idleMs) });
+      return undefined;
+    }
+    case 'loadShedder': {
+      if (!(policy instanceof LoadShedderPolicy)) return NOT_BUILT_HERE;
+      if (e.cpu !== (previous as { cpu?: unknown }).cpu) return 'its cpu signal is followed from the start';
+      const { type: _t, cpu: _c, name: _n, ...o } = e;
+      policy.reconfigure(o);
+      return undefined;
+    }
+    case 'adaptiveLimiter': {
+      if (!(policy instanceof AdaptiveLimiterPolicy)) return NOT_BUILT_HERE;
+      if (e.isOverload !== (previous as { isOverload?: unknown }).isOverload) return 'its isOverload handler is kept';
+      const { type: _t, isOverload: _i, name: _n, ...o } = e;
+      policy.reconfigure(o);
+      return undefined;
+    }
+    case 'idempotent': {
+      if (!(policy instanceof IdempotentPolicy)) return NOT_BUILT_HERE;
+      const before = previous as Record<string, unknown>;
+      for (const k of ['store', 'codec', 'key', 'handleResult'] as const) if (e[k] !== before[k]) return `its ${k} holds or names what it stored`;
+      const { type: _t, store: _s, codec: _c, key: _k, handleResult: _h, name: _n, ...o } = e;
+      policy.reconfigure(o);
+      return undefined;
+    }
     case 'timeout':
       if (!(policy instanceof TimeoutPolicy)) return NOT_BUILT_HERE;
       policy.reconfigure({ ms: e.ms, mode: e.mode });

@@ -13,6 +13,10 @@ import { bulkhead, BulkheadPolicy } from '../../policies/bulkhead/index.js';
 import type { PolicyEvent } from '../../lib/events.js';
 import type { LeakyBucket, SlidingWindow } from '../../policies/rate-limiter/index.js';
 import type { KeyedBulkheadPolicy } from '../../policies/bulkhead/index.js';
+import type { LoadShedderPolicy } from '../../policies/load-shedder/index.js';
+import type { AdaptiveLimiterPolicy } from '../../policies/adaptive-limiter/index.js';
+import type { IdempotentPolicy } from '../../policies/idempotent/index.js';
+import type { KeyedBreakerPolicy } from '../../policies/breaker-registry/index.js';
 
 describe('hot reload in place: hedge, chaos, cache', () => {
   it('changes a hedge’s delay and maxHedged in place', async () => {
@@ -228,5 +232,40 @@ describe('hot reload in place: every algorithm, keyed limits', () => {
     p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e));
     configs.next({ policies: [{ type: 'keyedBulkhead', metaKey: 'route', limit: 4 }, entries(10, 4).policies[1]] });
     expect(rejected).toEqual([expect.objectContaining({ issues: [expect.objectContaining({ path: 'policies[0]', message: expect.stringContaining('its key (metaKey or keyOf) picks the bulkheads it holds') })] })]);
+  });
+});
+
+describe('hot reload in place: loadShedder, adaptiveLimiter, idempotent, keyedBreaker', () => {
+  it('changes each in place, keeping the policy and its state; a change it cannot make is refused, naming the option', async () => {
+    const clock = new TestClock();
+    const entries = (threshold: number, maxLimit: number, ttlMs: number, breakerThreshold: number, windowMs = 5_000) => ({
+      policies: [
+        { type: 'loadShedder', cpuThreshold: threshold, windowMs, cpu: 'cpu' },
+        { type: 'adaptiveLimiter', maxLimit },
+        { type: 'idempotent', ttlMs },
+        { type: 'keyedBreaker', metaKey: 'host', defaults: { strategy: 'consecutiveFailures', threshold: breakerThreshold } },
+      ],
+    });
+    const configs = new BehaviorSubject<unknown>(entries(0.8, 50, 60_000, 3));
+    const p = fromConfig(configs, { cpu: () => 0.1 }, { clock });
+    const rejected: PolicyEvent[] = [];
+    p.events$.subscribe((e) => e.type === 'configRejected' && rejected.push(e));
+    const [shedder, limiter, idem, keyed] = p.pipeline.policies as [LoadShedderPolicy, AdaptiveLimiterPolicy, IdempotentPolicy, KeyedBreakerPolicy];
+    // a, held by the keyed breaker, has two failures in a row before the reload
+    const fail = () => Promise.reject(new Error('down'));
+    for (let i = 0; i < 2; i++) await p.execute(fail, { meta: { host: 'a' } }).catch(() => undefined);
+    configs.next(entries(0.6, 80, 10_000, 4));
+    expect(rejected).toEqual([]);
+    expect(p.pipeline.policies).toEqual([shedder, limiter, idem, keyed]);
+    expect([shedder.cpuThreshold, limiter.maxLimit, idem.ttlMs]).toEqual([0.6, 80, 10_000]);
+    // a keeps its streak under the new threshold: two more failures open it (4 in a row), not one
+    await p.execute(fail, { meta: { host: 'a' } }).catch(() => undefined);
+    expect(keyed.get('a').state).toBe('closed');
+    await p.execute(fail, { meta: { host: 'a' } }).catch(() => undefined);
+    expect(keyed.get('a').state).toBe('open');
+    // the shedder's window shape cannot change in place
+    configs.next(entries(0.6, 80, 10_000, 4, 10_000));
+    expect(rejected).toEqual([expect.objectContaining({ issues: [{ path: 'policies[0].windowMs', message: 'cannot change in place (it shapes the window); build a new load shedder' }] })]);
+    expect(shedder.cpuThreshold).toBe(0.6);
   });
 });
