@@ -90,8 +90,10 @@ describe('fromConfig', () => {
     expect(limiter.limit).toBe(3);
     expect(() => fromConfig(config, {})).toThrow(/policies\[1\]\.isOverload/);
     expect(() => fromConfig({ policies: [{ type: 'adaptiveLimiter', initialLimit: 500 }] })).toThrow(/policies\[0\]\.initialLimit: must be between minLimit \(1\) and maxLimit \(200\)/);
-    // Its limit is state it learned: an entry that changes is refused, the limiter kept as it is.
-    expect(p.update({ policies: [config.policies[0], { ...config.policies[1], maxLimit: 50 }] })).toBe(false);
+    // Its limit is state it learned: a reload changes its bounds in place and keeps the limit it reached.
+    expect(p.update({ policies: [config.policies[0], { ...config.policies[1], maxLimit: 50 }] })).toBe(true);
+    expect(p.pipeline.policies[1]).toBe(limiter);
+    expect([limiter.limit, limiter.maxLimit]).toEqual([3, 50]);
   });
 
   it('lists every problem at once, each with its path', () => {
