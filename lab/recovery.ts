@@ -117,11 +117,15 @@ export const CAPACITY_PER_SECOND = (MODEL.workers * 1_000) / MODEL.serviceMeanMs
 /** C's spare capacity once the fault is over: jobs per second beyond A's offered load (its drain with the breaker closed). */
 export const DRAIN_PER_SECOND = CAPACITY_PER_SECOND - MODEL.offeredPerSecond;
 
+/** How long a request of A may wait in C's queue and still be answered within its patience: the patience less one service time at 90 %. */
+export const WAIT_BUDGET_MS = MODEL.callerPatienceMs - answersMs(1);
+
 /**
  * `rtoMax`'s inputs for a breaker row's run: its family's mechanics, and what the run had when the fault ended
  * (the breakers' state, C's held jobs). Once the fault is over C is healthy, so probes sent after its backlog
  * drained succeed (`probeSuccessRate` 1); the jobs in service then may still take their slowed service time
- * (×50 in the latency scenario): the last of the jobs in C's workers then, at 90 %.
+ * (×50 in the latency scenario): the last of the jobs in C's workers then, at 90 %. With the breakers closed,
+ * requests that can wait out the rest of the backlog within A's patience are answered ({@link WAIT_BUDGET_MS}).
  */
 export function rtoInputs(r: RunRecord, family: BreakerFamily): RecoveryMechanics {
   const slowdown = SCENARIOS[r.scenario].slowdown(SCENARIOS[r.scenario].faultEndMs - 1);
@@ -132,7 +136,9 @@ export function rtoInputs(r: RunRecord, family: BreakerFamily): RecoveryMechanic
     backlog: r.atFaultEnd.backlog,
     drainPerSecond: DRAIN_PER_SECOND,
     capacityPerSecond: CAPACITY_PER_SECOND,
-    busyMs: lastJobMs(SCENARIOS[r.scenario].workers(SCENARIOS[r.scenario].faultEndMs - 1), slowdown * MODEL.serviceMeanMs),
+    // the jobs in service: as many as C holds, at most one per worker
+    busyMs: r.atFaultEnd.backlog === 0 ? 0 : lastJobMs(Math.min(r.atFaultEnd.backlog, SCENARIOS[r.scenario].workers(SCENARIOS[r.scenario].faultEndMs - 1)), slowdown * MODEL.serviceMeanMs),
+    waitBudgetMs: WAIT_BUDGET_MS,
     probeSuccessRate: 1,
   };
 }
