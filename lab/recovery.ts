@@ -25,6 +25,38 @@ const adaptive = checkOptions(adaptiveBreakerOptions, {}, 'adaptiveBreaker');
 const circuit = checkOptions(circuitBreakerOptions, { strategy: 'errorRatio' }, 'circuitBreaker');
 
 /**
+ * The q-quantile of a sum of independent exponential times with the given means (ms): a chain of exponential
+ * stages (a phase-type distribution), whose chance of being through by time t is integrated in small steps.
+ */
+export function sumQuantileMs(meansMs: readonly number[], q = 0.9): number {
+  if (meansMs.length === 0) return 0;
+  const rates = meansMs.map((m) => 1 / m);
+  const dt = Math.min(...meansMs) / 400;
+  // p[i]: the chance of being in stage i; done: through every stage
+  const p = new Float64Array(meansMs.length);
+  p[0] = 1;
+  let done = 0;
+  let t = 0;
+  while (done < q) {
+    // classic fourth-order Runge–Kutta on p' = flow in − flow out
+    const f = (x: Float64Array): Float64Array => {
+      const d = new Float64Array(x.length);
+      for (let i = 0; i < x.length; i++) d[i] = (i > 0 ? rates[i - 1]! * x[i - 1]! : 0) - rates[i]! * x[i]!;
+      return d;
+    };
+    const add = (x: Float64Array, d: Float64Array, h: number): Float64Array => x.map((v, i) => v + h * d[i]!);
+    const k1 = f(p);
+    const k2 = f(add(p, k1, dt / 2));
+    const k3 = f(add(p, k2, dt / 2));
+    const k4 = f(add(p, k3, dt));
+    for (let i = 0; i < p.length; i++) p[i]! += (dt / 6) * (k1[i]! + 2 * k2[i]! + 2 * k3[i]! + k4[i]!);
+    done = 1 - p.reduce((a, b) => a + b, 0);
+    t += dt;
+  }
+  return t;
+}
+
+/**
  * The time within which `k` answers of C in a row come back with probability `q`, outside a backlog: the
  * q-quantile of the sum of `k` exponential service times (an Erlang distribution), found by bisection.
  */
@@ -49,24 +81,35 @@ export function answersMs(k: number, q = 0.9): number {
 }
 
 /**
+ * How long the last of `workers` jobs in service may still take, with probability `q`, when each has an
+ * exponential service time of mean `meanMs` (memoryless: what is left of each is exponential too): the q-quantile
+ * of their maximum, `−meanMs · ln(1 − q^(1/workers))`.
+ */
+export function lastJobMs(workers: number, meanMs: number, q = 0.9): number {
+  return -meanMs * Math.log(1 - q ** (1 / Math.max(1, workers)));
+}
+
+/**
  * The open period, probes and probe round of a family, in the lab's model:
  * - circuit: `openMs`, then `probes` probes answered by C (at once: one round);
- * - adaptive: open, it lets `probeRatio` of the offered calls through (and one per
- *   `forcePassMs`), so the wait is the gap between probes; the first success starts
- *   a ramp that multiplies the admitted share by `rampFactor` per success, closing
- *   at 1: ⌈log(1/probeRatio) / log(rampFactor)⌉ successes in a row, each admitted
- *   after the gap of its share and answered one after the other.
- * A round's answers are taken at their 90th percentile, the bound's confidence.
+ * - adaptive: open, it lets `probeRatio` of the offered calls through (and one per `forcePassMs`); the first
+ *   success starts a ramp that multiplies the admitted share by `rampFactor` per success, closing at 1:
+ *   ⌈log(1/probeRatio) / log(rampFactor)⌉ successes in a row, each admitted after a random gap (Poisson arrivals
+ *   thinned to the share) and answered after a random service time. Its open period is no fixed wait: the first
+ *   probe's gap is memoryless, whatever time the breaker has already spent open, so it belongs to the round, and
+ *   `openMs` is 0. A round is the whole sequence of gaps and answers (it succeeds when all its probes do; a failure
+ *   anywhere reopens the breaker).
+ * A round is taken at the 90th percentile of its random duration, the bound's confidence.
  */
 export function familyMechanics(family: BreakerFamily): Pick<RecoveryMechanics, 'openMs' | 'probes' | 'probeRoundMs'> {
   if (family === 'circuit') return { openMs: circuit.openMs as number, // the default: a fixed period
  probes: circuit.probes, probeRoundMs: answersMs(1) };
-  const gapMs = (share: number): number => Math.min(adaptive.forcePassMs, 1_000 / (share * MODEL.offeredPerSecond));
+  // the mean gap between admitted calls at a share of the offered load (a forced pass caps it, which only shortens it)
+  const gapMs = (share: number): number => 1_000 / (Math.min(1, share) * MODEL.offeredPerSecond);
   const probes = Math.ceil(Math.log(1 / adaptive.probeRatio) / Math.log(adaptive.rampFactor));
-  let rampGapsMs = 0;
-  for (let i = 1, share = adaptive.probeRatio * adaptive.rampFactor; i < probes; i++, share *= adaptive.rampFactor) rampGapsMs += gapMs(Math.min(1, share));
-  // one round is the whole ramp (it succeeds when all its probes do): a failure anywhere in it reopens the breaker
-  return { openMs: gapMs(adaptive.probeRatio), probes, probeRoundMs: rampGapsMs + answersMs(probes) };
+  const stages: number[] = [];
+  for (let i = 0, share = adaptive.probeRatio; i < probes; i++, share *= adaptive.rampFactor) stages.push(gapMs(share), MODEL.serviceMeanMs);
+  return { openMs: 0, probes, probeRoundMs: sumQuantileMs(stages) };
 }
 
 /** C's whole capacity once the fault is over, jobs per second: its drain while a breaker keeps the load away. */
@@ -74,11 +117,15 @@ export const CAPACITY_PER_SECOND = (MODEL.workers * 1_000) / MODEL.serviceMeanMs
 /** C's spare capacity once the fault is over: jobs per second beyond A's offered load (its drain with the breaker closed). */
 export const DRAIN_PER_SECOND = CAPACITY_PER_SECOND - MODEL.offeredPerSecond;
 
+/** How long a request of A may wait in C's queue and still be answered within its patience: the patience less one service time at 90 %. */
+export const WAIT_BUDGET_MS = MODEL.callerPatienceMs - answersMs(1);
+
 /**
  * `rtoMax`'s inputs for a breaker row's run: its family's mechanics, and what the run had when the fault ended
  * (the breakers' state, C's held jobs). Once the fault is over C is healthy, so probes sent after its backlog
  * drained succeed (`probeSuccessRate` 1); the jobs in service then may still take their slowed service time
- * (at 90 %: ln 10 means; ×50 in the latency scenario).
+ * (×50 in the latency scenario): the last of the jobs in C's workers then, at 90 %. With the breakers closed,
+ * requests that can wait out the rest of the backlog within A's patience are answered ({@link WAIT_BUDGET_MS}).
  */
 export function rtoInputs(r: RunRecord, family: BreakerFamily): RecoveryMechanics {
   const slowdown = SCENARIOS[r.scenario].slowdown(SCENARIOS[r.scenario].faultEndMs - 1);
@@ -89,7 +136,9 @@ export function rtoInputs(r: RunRecord, family: BreakerFamily): RecoveryMechanic
     backlog: r.atFaultEnd.backlog,
     drainPerSecond: DRAIN_PER_SECOND,
     capacityPerSecond: CAPACITY_PER_SECOND,
-    busyMs: slowdown * MODEL.serviceMeanMs * Math.log(10),
+    // the jobs in service: as many as C holds, at most one per worker
+    busyMs: r.atFaultEnd.backlog === 0 ? 0 : lastJobMs(Math.min(r.atFaultEnd.backlog, SCENARIOS[r.scenario].workers(SCENARIOS[r.scenario].faultEndMs - 1)), slowdown * MODEL.serviceMeanMs),
+    waitBudgetMs: WAIT_BUDGET_MS,
     probeSuccessRate: 1,
   };
 }

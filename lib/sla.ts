@@ -200,6 +200,13 @@ export interface RecoveryMechanics {
   readonly capacityPerSecond?: number;
   /** How long the jobs already in service may still take when the fault ends (a slowed dependency's last slow jobs), ms. @defaultValue 0 */
   readonly busyMs?: number;
+  /**
+   * How long a call may wait behind the dependency's backlog and still be answered in time (the caller's deadline
+   * less the call's own service time), ms. With the breaker closed, calls are admitted and queue: a backlog that
+   * drains within this costs no failed call, so only what is left of the drain beyond it delays recovery.
+   * @defaultValue 0
+   */
+  readonly waitBudgetMs?: number;
   /** The probability with which the bound holds over the probes' luck, in (0, 1). @defaultValue 0.9 */
   readonly confidence?: number;
 }
@@ -208,8 +215,9 @@ export interface RecoveryMechanics {
  * The longest recovery to expect after a fault ends, from the mechanics that
  * delay it, in ms. With `drain(rate) = busyMs + backlog / rate`, the time the
  * dependency needs to finish the work it holds:
- * - closed: `drain(drainPerSecond)`: the load keeps coming, so only the spare
- *   capacity works the backlog off;
+ * - closed: `max(0, drain(drainPerSecond) − waitBudgetMs)`: the load keeps
+ *   coming, so only the spare capacity works the backlog off, and calls that
+ *   can wait out the rest of it are answered in time;
  * - open or half-open:
  *   `max(wait, drain(capacityPerSecond)) + n · probeRound + (n − 1) · openMs`, where
  *   `wait = openMs − openElapsedMs` if open (0 when half-open): the breaker
@@ -244,7 +252,7 @@ export function rtoMax(mechanics: RecoveryMechanics): number;
 export function rtoMax(inputs: RtoInputs): number;
 export function rtoMax(inputs: RecoveryMechanics | RtoInputs): number {
   if ('errorLatencyMs' in inputs) return rtoMaxAsPublished(inputs);
-  const { state, openMs, openElapsedMs = 0, probes = 1, probeRoundMs, probeSuccessRate = 1, backlog = 0, drainPerSecond = 0, busyMs = 0, confidence = 0.9 } = inputs;
+  const { state, openMs, openElapsedMs = 0, probes = 1, probeRoundMs, probeSuccessRate = 1, backlog = 0, drainPerSecond = 0, busyMs = 0, waitBudgetMs = 0, confidence = 0.9 } = inputs;
   const capacityPerSecond = inputs.capacityPerSecond ?? drainPerSecond;
   if (!(openMs >= 0)) throw new RangeError(`openMs must be >= 0, got ${openMs}`);
   if (!(openElapsedMs >= 0)) throw new RangeError(`openElapsedMs must be >= 0, got ${openElapsedMs}`);
@@ -253,9 +261,10 @@ export function rtoMax(inputs: RecoveryMechanics | RtoInputs): number {
   checkUnit('probeSuccessRate', probeSuccessRate);
   if (!(backlog >= 0)) throw new RangeError(`backlog must be >= 0, got ${backlog}`);
   if (!(busyMs >= 0)) throw new RangeError(`busyMs must be >= 0, got ${busyMs}`);
+  if (!(waitBudgetMs >= 0)) throw new RangeError(`waitBudgetMs must be >= 0, got ${waitBudgetMs}`);
   if (!(confidence > 0 && confidence < 1)) throw new RangeError(`confidence must lie in (0, 1), got ${confidence}`);
   const drain = (perSecond: number): number => busyMs + (backlog === 0 ? 0 : perSecond > 0 ? (backlog / perSecond) * 1_000 : Infinity);
-  if (state === 'closed') return drain(drainPerSecond);
+  if (state === 'closed') return Math.max(0, drain(drainPerSecond) - waitBudgetMs);
   const roundSucceeds = probeSuccessRate ** probes;
   if (roundSucceeds === 0) return Infinity;
   const rounds = roundSucceeds === 1 ? 1 : Math.max(1, Math.ceil(Math.log(1 - confidence) / Math.log(1 - roundSucceeds)));

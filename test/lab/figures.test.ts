@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { figuresOf } from '../../lab/figures.js';
 import { Outcome, type RunRecord } from '../../lab/simulate.js';
+import { lastJobMs, sumQuantileMs } from '../../lab/recovery.js';
 
 /** A synthetic run of the capacity-drop scenario (fault 30–60 s): one request every 10 ms, real unless `failed(t)`. */
 function record(failed: (t: number) => boolean, row: RunRecord['row'] = 'baseline'): RunRecord {
@@ -52,13 +53,11 @@ describe('figures', () => {
 
   it('feeds rtoMax with the breaker’s mechanics and the state at the fault’s end, the published formula beside it', () => {
     const { figures } = figuresOf(record((t) => t >= 30_000 && t < 60_000, 'standard'));
-    // the adaptive breaker in the model: a probe every 100 ms (5 % of 200/s); 3 successes in a row to close (its 4×
-    // ramp from 5 %: 20 %, 80 %, 100 %), admitted 25 ms and 6.25 ms apart and answered within the 90th percentile of
-    // three 20 ms exponential service times (Erlang: 5.3223 × 20 ms): a round of 137.7 ms. C is healthy after the
-    // fault: one round. Meanwhile C drains its 50 jobs at 300/s, after the job in service (ln 10 × 20 ms at 90 %),
-    // which outlasts the 60 ms left of the open period.
-    const round = 25 + 6.25 + 5.32232 * 20;
-    const ms = Math.max(100 - 40, Math.log(10) * 20 + (50 / 300) * 1_000) + round;
+    // the adaptive breaker in the model: its ramp (a 100 ms gap to the first probe at 5 % of 200/s, then 25 ms and
+    // 6.25 ms at 20 % and 80 %, each probe answered in 20 ms on average) at its 90th percentile, after C drains its
+    // 50 jobs at 300/s behind the last of the 3 jobs in service in the capacity drop (at 90 %).
+    const round = sumQuantileMs([100, 20, 25, 20, 6.25, 20]);
+    const ms = lastJobMs(3, 20) + (50 / 300) * 1_000 + round;
     expect(figures.rto).toEqual({
       rtoMaxS: Math.round(ms / 10) / 100,
       state: 'open',
@@ -69,16 +68,5 @@ describe('figures', () => {
       asPublishedS: 8.29,
       errorLatencyMs: 2000,
     });
-    expect(figures.rto?.rtoMaxS).toBe(0.35);
-  });
-});
-
-describe('recovery mechanics', () => {
-  it('the answers of k probes in a row at 90 %: the Erlang quantile', async () => {
-    const { answersMs, familyMechanics } = await import('../../lab/recovery.js');
-    expect(answersMs(1)).toBeCloseTo(Math.log(10) * 20, 6); // an exponential's 90th percentile
-    expect(answersMs(3)).toBeCloseTo(5.32232 * 20, 3);
-    // the circuit breaker's defaults: open 5 s, 1 probe
-    expect(familyMechanics('circuit')).toEqual({ openMs: 5_000, probes: 1, probeRoundMs: answersMs(1) });
   });
 });

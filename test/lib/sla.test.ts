@@ -366,6 +366,10 @@ describe('rtoMax: a bound from the breaker mechanics and the dependency drain', 
     // the jobs in service add their time to the drain, closed or not
     expect(rtoMax({ state: 'closed', openMs: 5_000, probeRoundMs: 20, busyMs: 700, backlog: 100, drainPerSecond: 100, capacityPerSecond: 300 })).toBe(1_700);
     expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20, busyMs: 700 })).toBe(720);
+    // closed, calls queue: what they can wait out costs nothing; an open breaker refuses them all the same
+    expect(rtoMax({ state: 'closed', openMs: 5_000, probeRoundMs: 20, busyMs: 700, backlog: 100, drainPerSecond: 100, waitBudgetMs: 450 })).toBe(1_250);
+    expect(rtoMax({ state: 'closed', openMs: 5_000, probeRoundMs: 20, backlog: 20, drainPerSecond: 100, waitBudgetMs: 450 })).toBe(0);
+    expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20, busyMs: 700, waitBudgetMs: 450 })).toBe(720);
     expect(rtoMax({ state: 'open', openMs: 5_000, openElapsedMs: 9_000, probeRoundMs: 20 })).toBe(20);
     expect(rtoMax({ state: 'half-open', openMs: 5_000, probeRoundMs: 20 })).toBe(20);
   });
@@ -410,6 +414,7 @@ describe('rtoMax: a bound from the breaker mechanics and the dependency drain', 
     expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, backlog: -3 })).toThrow(/backlog/);
     expect(() => rtoMax({ state: 'open', openMs: 1, openElapsedMs: -3, probeRoundMs: 1 })).toThrow(/openElapsedMs/);
     expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, busyMs: -1 })).toThrow(new RangeError('busyMs must be >= 0, got -1'));
+    expect(() => rtoMax({ state: 'open', openMs: 1, probeRoundMs: 1, waitBudgetMs: -1 })).toThrow(new RangeError('waitBudgetMs must be >= 0, got -1'));
   });
 });
 
