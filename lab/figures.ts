@@ -12,9 +12,13 @@ export interface Figures {
   realSuccess: number;
   /** Share answered by C, during the fault alone. */
   realSuccessDuringFault: number;
+  /** Share answered by C, after the fault alone (the rest of the window): how well it recovered. */
+  realSuccessAfterFault: number;
   /** Latency at A over the window, ms. */
   p50Ms: number;
   p99Ms: number;
+  /** p99 latency of the real answers alone (refusals and fallbacks left out), ms; null (∞) when there were none. */
+  p99RealMs: number | null;
   /** Attempts offered to C during the fault ÷ requests A offered then. */
   amplification: number;
   /** Most calls in flight at B over the window. */
@@ -42,12 +46,16 @@ export interface Figures {
 export interface Series {
   /** Share of the bucket's requests answered by C. */
   realSuccess: number[];
-  /** p99 latency at A of the bucket's requests, ms. */
+  /** p99 latency at A of the bucket's requests, ms (refusals and fallbacks included). */
   p99Ms: number[];
+  /** p99 latency at A of the bucket's real answers alone (answered by C), ms; null in a bucket with none. */
+  p99RealMs: (number | null)[];
   /** Attempts offered to C per second. */
   cLoad: number[];
   /** Jobs C finished for a caller that had given up, per second. */
   wasted: number[];
+  /** Jobs C held (queued or in service) at the bucket's end: its queue. */
+  held: number[];
   /** Share of the bucket a breaker was not closed. */
   breakerOpen: number[];
 }
@@ -74,13 +82,17 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
   let faultTotal = 0;
   let faultReal = 0;
   const lat: number[] = [];
+  const realLat: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = r.arrival[i]!;
     if (t < from || t >= to) continue;
     const o = r.outcome[i]!;
     total++;
     if (o !== Outcome.Failed) answered++;
-    if (o === Outcome.Real) real++;
+    if (o === Outcome.Real) {
+      real++;
+      realLat.push(r.latency[i]!);
+    }
     if (t < sc.faultEndMs) {
       faultTotal++;
       if (o === Outcome.Real) faultReal++;
@@ -88,6 +100,7 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
     lat.push(r.latency[i]!);
   }
   const sorted = Float64Array.from(lat).sort();
+  const realSorted = Float64Array.from(realLat).sort();
   // amplification: attempts at C during the fault over requests offered then (whole buckets: faults start and end on seconds)
   let faultAttempts = 0;
   for (let b = Math.floor(from / MODEL.bucketMs); b < Math.floor(sc.faultEndMs / MODEL.bucketMs); b++) faultAttempts += r.attempts[b] ?? 0;
@@ -95,8 +108,10 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
     answered: round(answered / Math.max(1, total)),
     realSuccess: round(real / Math.max(1, total)),
     realSuccessDuringFault: round(faultReal / Math.max(1, faultTotal)),
+    realSuccessAfterFault: round((real - faultReal) / Math.max(1, total - faultTotal)),
     p50Ms: round(quantile(sorted, 0.5), 1),
     p99Ms: round(quantile(sorted, 0.99), 1),
+    p99RealMs: realSorted.length === 0 ? null : round(quantile(realSorted, 0.99), 1),
     amplification: round(faultAttempts / Math.max(1, faultTotal), 3),
     peakInFlight: r.peakInFlight,
     recoveryS: recovery(r, sc.faultEndMs),
@@ -156,20 +171,26 @@ function recovery(r: RunRecord, faultEnd: number): number | null {
 function seriesOf(r: RunRecord): Series {
   const buckets = Math.ceil(r.durationMs / MODEL.bucketMs);
   const perBucket: number[][] = Array.from({ length: buckets }, () => []);
+  const realPerBucket: number[][] = Array.from({ length: buckets }, () => []);
   const total = new Uint32Array(buckets);
   const real = new Uint32Array(buckets);
   for (let i = 0; i < r.arrival.length; i++) {
     const b = Math.floor(r.arrival[i]! / MODEL.bucketMs);
     total[b]!++;
-    if (r.outcome[i] === Outcome.Real) real[b]!++;
+    if (r.outcome[i] === Outcome.Real) {
+      real[b]!++;
+      realPerBucket[b]!.push(r.latency[i]!);
+    }
     perBucket[b]!.push(r.latency[i]!);
   }
   const perSecond = 1_000 / MODEL.bucketMs;
   return {
     realSuccess: Array.from(total, (t, b) => round(t === 0 ? 1 : real[b]! / t, 3)),
     p99Ms: perBucket.map((l) => round(quantile(Float64Array.from(l).sort(), 0.99), 1)),
+    p99RealMs: realPerBucket.map((l) => (l.length === 0 ? null : round(quantile(Float64Array.from(l).sort(), 0.99), 1))),
     cLoad: Array.from({ length: buckets }, (_, b) => r.attempts[b]! * perSecond),
     wasted: Array.from({ length: buckets }, (_, b) => r.wasted[b]! * perSecond),
+    held: Array.from(r.held.subarray(0, buckets)),
     breakerOpen: Array.from({ length: buckets }, (_, b) => round(Math.min(1, r.breakerOpen[b]!), 3)),
   };
 }

@@ -80,6 +80,7 @@ export function minGapOf(metric: Metric): number {
       return 0.5;
     case 'p50Ms':
     case 'p99Ms':
+    case 'p99RealMs':
       return 100;
     case 'peakInFlight':
       return 20;

@@ -13,43 +13,86 @@ import { SCENARIOS } from './model.js';
 
 /** The charts of each scenario: which series, its title and axis. */
 export const CHARTS: readonly { key: keyof Series; title: string; axis: string }[] = [
-  { key: 'realSuccess', title: 'Real success rate (answered by C)', axis: 'share of requests' },
-  { key: 'p99Ms', title: 'p99 latency at A', axis: 'ms' },
+  { key: 'realSuccess', title: 'Real success rate (answered by C)', axis: 'share' },
+  { key: 'p99RealMs', title: 'p99 latency of real answers at A (refusals and fallbacks left out)', axis: 'ms' },
   { key: 'cLoad', title: "C's load: attempts offered to C", axis: 'attempts / s' },
-  { key: 'breakerOpen', title: 'Breaker state: share of time not closed', axis: 'share of the second' },
+  { key: 'held', title: "C's queue: jobs held, queued or in service", axis: 'jobs' },
+  { key: 'wasted', title: 'Wasted work: jobs C finished for callers that had left', axis: 'jobs / s' },
+  { key: 'breakerOpen', title: 'Breaker state: share of time not closed', axis: 'share' },
 ];
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Renders one line chart (one line per row) to SVG, in Node, with vega-lite + vega. */
-export async function chartSvg(results: LabResults, scenario: string, key: keyof Series, title: string, axis: string): Promise<string> {
-  const values: { row: string; t: number; y: number }[] = [];
-  const s = results.scenarios.find((x) => x.name === scenario)!;
-  for (const r of results.results) {
-    if (r.scenario !== scenario || r.series === undefined) continue;
-    if (key === 'breakerOpen' && !results.rows.find((x) => x.name === r.row)?.breaker) continue;
-    r.series[key].forEach((y, t) => values.push({ row: r.row, t, y }));
+/** Points per panel at most: longer series are averaged over consecutive buckets (the panels are small). */
+const MAX_POINTS = 60;
+
+/** `ys` averaged over groups of consecutive points so that at most {@link MAX_POINTS} remain; nulls are left out of a group. */
+export function thin(ys: readonly (number | null)[], bucketS = 1): { t: number; y: number | null }[] {
+  const group = Math.max(1, Math.ceil(ys.length / MAX_POINTS));
+  const out: { t: number; y: number | null }[] = [];
+  for (let i = 0; i < ys.length; i += group) {
+    let sum = 0;
+    let n = 0;
+    for (let k = i; k < Math.min(ys.length, i + group); k++) {
+      const y = ys[k];
+      if (y !== null && y !== undefined) {
+        sum += y;
+        n++;
+      }
+    }
+    out.push({ t: i * bucketS, y: n === 0 ? null : Math.round((sum / n) * 1_000) / 1_000 });
   }
+  return out;
+}
+
+/**
+ * Renders one metric of a scenario as small multiples, in Node, with vega-lite + vega: one panel per row (the
+ * baseline first), the row in colour over the baseline in grey, the fault shaded, every panel on one scale.
+ */
+export async function chartSvg(results: LabResults, scenario: string, key: keyof Series, title: string, axis: string): Promise<string> {
+  const s = results.scenarios.find((x) => x.name === scenario)!;
+  const runs = results.results.filter((r) => r.scenario === scenario && r.series !== undefined && r.seed === results.seeds[0]);
+  const shown = runs.filter((r) => key !== 'breakerOpen' || results.rows.find((x) => x.name === r.row)?.breaker);
+  const order = results.rows.map((r) => r.name).filter((name) => shown.some((r) => r.row === name));
+  const baseline = runs.find((r) => r.row === 'baseline');
+  const values: { row: string; kind: 'row' | 'baseline' | 'fault'; t?: number; y?: number | null; from?: number; to?: number }[] = [];
+  for (const r of shown) {
+    values.push({ row: r.row, kind: 'fault', from: s.faultStartMs / 1_000, to: s.faultEndMs / 1_000 });
+    for (const p of thin(r.series![key])) values.push({ row: r.row, kind: 'row', ...p });
+    if (baseline !== undefined && r.row !== 'baseline' && key !== 'breakerOpen') for (const p of thin(baseline.series![key])) values.push({ row: r.row, kind: 'baseline', ...p });
+  }
+  const log = key === 'p99RealMs' || key === 'cLoad' || key === 'held' || key === 'wasted';
   const spec: vl.TopLevelSpec = {
-    width: 760,
-    height: 220,
-    title,
+    title: { text: title, subtitle: key === 'breakerOpen' ? 'rows with a breaker' : 'grey: the baseline', anchor: 'start' },
     data: { values },
-    layer: [
-      {
-        data: { values: [{ from: s.faultStartMs / 1_000, to: s.faultEndMs / 1_000 }] },
-        mark: { type: 'rect', color: '#f4c7c3', opacity: 0.5 },
-        encoding: { x: { field: 'from', type: 'quantitative' }, x2: { field: 'to' } },
-      },
-      {
-        mark: { type: 'line', strokeWidth: 1.3, interpolate: 'step-after' },
-        encoding: {
-          x: { field: 't', type: 'quantitative', title: 'simulated time (s)' },
-          y: { field: 'y', type: 'quantitative', title: axis, ...(key === 'p99Ms' || key === 'cLoad' ? { scale: { type: 'symlog' } } : {}) },
-          color: { field: 'row', type: 'nominal', title: 'row', scale: { scheme: 'tableau20' }, sort: null },
+    columns: 5,
+    facet: { field: 'row', type: 'nominal', sort: order, title: null, header: { labelFontSize: 11, labelPadding: 2 } },
+    spacing: 6,
+    config: { aria: false },
+    spec: {
+      width: 168,
+      height: 64,
+      layer: [
+        {
+          transform: [{ filter: "datum.kind === 'fault'" }],
+          mark: { type: 'rect', color: '#f4c7c3', opacity: 0.5 },
+          encoding: { x: { field: 'from', type: 'quantitative' }, x2: { field: 'to' } },
         },
-      },
-    ],
+        {
+          transform: [{ filter: "datum.kind === 'baseline'" }],
+          mark: { type: 'line', strokeWidth: 1, color: '#9e9e9e', interpolate: 'step-after' },
+          encoding: { x: { field: 't', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'row'" }],
+          mark: { type: 'line', strokeWidth: 1.2, color: '#1565c0', interpolate: 'step-after' },
+          encoding: {
+            x: { field: 't', type: 'quantitative', title: 'simulated time (s)', axis: { tickCount: 4, grid: false, labelFontSize: 9, titleFontSize: 9 } },
+            y: { field: 'y', type: 'quantitative', title: axis, axis: { tickCount: 3, grid: false, labelFontSize: 9, titleFontSize: 9 }, ...(log ? { scale: { type: 'symlog' } } : {}) },
+          },
+        },
+      ],
+    },
   };
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
   try {
@@ -100,7 +143,8 @@ export function claimsTable(claims: readonly ClaimResult[]): string {
 
 /**
  * The self-contained HTML report: the claims' verdicts first, then per scenario the figures (median and
- * 95 % interval over the seeds) and four charts of the first seed as inline SVG (no script).
+ * 95 % interval over the seeds) and, for the first seed, each chart of {@link CHARTS} as small multiples in inline SVG
+ * (no script).
  */
 export async function htmlReport(results: LabResults, perSeed: SeedFile = seedFileOf(results, 'npm start'), claims: readonly ClaimResult[] = judgeAll(perSeed, CLAIMS)): Promise<string> {
   const parts: string[] = [];

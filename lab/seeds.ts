@@ -11,8 +11,10 @@ export const METRICS = [
   'answered',
   'realSuccess',
   'realSuccessDuringFault',
+  'realSuccessAfterFault',
   'p50Ms',
   'p99Ms',
+  'p99RealMs',
   'amplification',
   'peakInFlight',
   'recoveryS',
@@ -44,7 +46,19 @@ export interface SeedFile {
 
 /** The vector of {@link METRICS} of one run's figures. */
 export function vectorOf(row: RowName, f: Figures): Value[] {
-  const v: Value[] = [f.answered, f.realSuccess, f.realSuccessDuringFault, f.p50Ms, f.p99Ms, f.amplification, f.peakInFlight, f.recoveryS, f.breakerOpenInFault];
+  const v: Value[] = [
+    f.answered,
+    f.realSuccess,
+    f.realSuccessDuringFault,
+    f.realSuccessAfterFault,
+    f.p50Ms,
+    f.p99Ms,
+    f.p99RealMs,
+    f.amplification,
+    f.peakInFlight,
+    f.recoveryS,
+    f.breakerOpenInFault,
+  ];
   if (ROWS[row].breaker && f.rto !== undefined) v.push(f.rto.rtoMaxS);
   return v;
 }

@@ -9,8 +9,10 @@ export const COLUMNS: readonly { metric: Metric; head: string }[] = [
   { metric: 'answered', head: 'answered' },
   { metric: 'realSuccess', head: 'real' },
   { metric: 'realSuccessDuringFault', head: 'real in fault' },
+  { metric: 'realSuccessAfterFault', head: 'real after' },
   { metric: 'p50Ms', head: 'p50 ms' },
   { metric: 'p99Ms', head: 'p99 ms' },
+  { metric: 'p99RealMs', head: 'p99 real ms' },
   { metric: 'amplification', head: 'C load ×' },
   { metric: 'peakInFlight', head: 'peak B' },
   { metric: 'recoveryS', head: 'recovery s' },
@@ -32,10 +34,12 @@ export function formatValue(metric: Metric, x: number): string {
     case 'answered':
     case 'realSuccess':
     case 'realSuccessDuringFault':
+    case 'realSuccessAfterFault':
     case 'breakerOpenInFault':
       return `${pct(x)} %`;
     case 'p50Ms':
     case 'p99Ms':
+    case 'p99RealMs':
     case 'peakInFlight':
       return num(0)(x);
     case 'amplification':
@@ -51,7 +55,9 @@ export function formatDelta(metric: Metric, x: number): string {
   if (x === 0) return '0';
   const sign = x > 0 ? '+' : '−';
   const a = Math.abs(x);
-  if (metric === 'answered' || metric === 'realSuccess' || metric === 'realSuccessDuringFault' || metric === 'breakerOpenInFault') return `${sign}${pct(a)} pt`;
+  if (metric === 'answered' || metric === 'realSuccess' || metric === 'realSuccessDuringFault' || metric === 'realSuccessAfterFault' || metric === 'breakerOpenInFault') {
+    return `${sign}${pct(a)} pt`;
+  }
   return `${sign}${formatValue(metric, a)}`;
 }
 

@@ -83,7 +83,21 @@ export function compactPath(d: string): string {
   return out;
 }
 
-/** An SVG with every line path compacted ({@link compactPath}). */
+/**
+ * Attributes vega writes on every element that a static report does not need: roles and classes for its own
+ * scripts, opacity 1 and the default font (set once on the root instead).
+ */
+const NOISE = / (?:role|aria-roledescription|aria-hidden|pointer-events|stroke-miterlimit)="[^"]*"| class="(?:mark-|role-|foreground|background)[^"]*"| opacity="1"| font-family="sans-serif"/g;
+
+/**
+ * An SVG made small: every line path compacted ({@link compactPath}), vega's invisible group foregrounds and empty
+ * backgrounds dropped, and the attributes a static chart does not need removed (the font set once on the root).
+ */
 export function compactSvg(svg: string): string {
-  return svg.replace(/ d="(M[^"]*)"/g, (_m, d: string) => ` d="${compactPath(d)}"`);
+  return svg
+    .replace(/ d="(M[^"]*)"/g, (_m, d: string) => ` d="${compactPath(d)}"`)
+    .replace(/<path class="foreground"[^>]*display="none"\/>/g, '')
+    .replace(/<path class="background"[^>]*d="M0,0h0v0h0Z"\/>/g, '')
+    .replace(NOISE, '')
+    .replace(/^<svg /, '<svg font-family="sans-serif" ');
 }

@@ -70,3 +70,22 @@ describe('figures', () => {
     });
   });
 });
+
+describe('figures apart: after the fault, and the real answers alone', () => {
+  it('splits real success into during and after the fault, and takes the p99 of real answers alone', () => {
+    // failed during the fault and for the first 12.3 s after it, each failure after 500 ms (the real answers: 0–99 ms)
+    const r = record((t) => t >= 30_000 && t < 72_300);
+    r.outcome.forEach((o, i) => o === Outcome.Failed && (r.latency[i] = 500));
+    const { figures, series } = figuresOf(r);
+    expect(figures.realSuccessDuringFault).toBe(0);
+    // after the fault: 60 s window, the first 12.3 s failed
+    expect(figures.realSuccessAfterFault).toBeCloseTo((60_000 - 12_300) / 60_000, 3);
+    expect(figures.realSuccess).toBeCloseTo((60_000 - 12_300) / 90_000, 3);
+    // the p99 of every request is a failure's; the real answers' leaves them out
+    expect(figures.p99Ms).toBe(500);
+    expect(figures.p99RealMs).toBe(99);
+    expect(series.p99RealMs[40]).toBeNull();
+    expect(series.p99RealMs[10]).not.toBeNull();
+    expect(series.held).toHaveLength(series.realSuccess.length);
+  });
+});

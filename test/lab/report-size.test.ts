@@ -20,6 +20,8 @@ function crafted(): LabResults {
           answered: random(),
           realSuccess: random(),
           realSuccessDuringFault: random(),
+          realSuccessAfterFault: random(),
+          p99RealMs: random() < 0.1 ? null : 100 + random() * 400,
           p50Ms: 10 + random() * 50,
           p99Ms: 100 + random() * 400,
           amplification: random() * 3,
@@ -30,7 +32,7 @@ function crafted(): LabResults {
             ? { rto: { rtoMaxS: random() * 10, state: 'open' as const, openElapsedMs: 0, backlog: 0, recoveryRate: 1, asPublishedS: null, errorLatencyMs: null } }
             : {}),
         };
-        const series: Series = { realSuccess: noisy(1), p99Ms: noisy(500), cLoad: noisy(600), wasted: noisy(100), breakerOpen: noisy(1) };
+        const series: Series = { realSuccess: noisy(1), p99Ms: noisy(500), p99RealMs: noisy(500), cLoad: noisy(600), held: noisy(1_000), wasted: noisy(100), breakerOpen: noisy(1) };
         results.push({ row, scenario, seed, figures, ...(seed === 1 ? { series } : {}) });
       }
   return {
@@ -46,6 +48,7 @@ function crafted(): LabResults {
 describe('the report of a full run', () => {
   it('stays under 1 MB, with the verdict grid first and every chart drawn', async () => {
     const html = await htmlReport(crafted());
+    if (process.env.DUMP_REPORT) (await import('node:fs')).writeFileSync(process.env.DUMP_REPORT, html);
     expect(Buffer.byteLength(html)).toBeLessThanOrEqual(1_000_000);
     const grid = html.indexOf('id="verdicts"');
     expect(grid).toBeGreaterThan(0);

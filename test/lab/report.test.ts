@@ -15,8 +15,8 @@ describe('the HTML report', () => {
     expect(figures).toHaveLength(results.scenarios.length * CHARTS.length);
     for (const [, key, body] of figures) {
       expect(body!.startsWith('<svg'), key).toBe(true);
-      // the rows' lines: line marks with segments (steps written as H and V)
-      const lines = [...body!.matchAll(/<path[^>]*aria-roledescription="line mark"[^>]*\sd="M([^"]*)"/g)].filter((m) => m[1]!.split(/[HVL]/).length > 1).length;
+      // the rows' lines, in the rows' colour, with segments (steps written as H and V)
+      const lines = [...body!.matchAll(/<path d="M([^"]*)"[^>]*stroke="#1565c0"/g)].filter((m) => m[1]!.split(/[HVL]/).length > 1).length;
       expect(lines, key).toBeGreaterThan(0);
       expect(body).toContain('simulated time (s)');
     }

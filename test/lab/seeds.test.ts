@@ -9,8 +9,8 @@ const file: SeedFile = {
   rows: ['baseline', 'standard'],
   metrics: METRICS,
   runs: {
-    '1': { hardOutage: { baseline: [0.5, 0.5, 0, 8, 86, 1, 23, 0, 0], standard: [1, 0.665, 0, 8, 133, 0.15, 28, null, 0.4, 0.2] } },
-    '2': { hardOutage: { baseline: [0.6, 0.6, 0, 8, 86, 1, 23, 1.5, 0], standard: [1, 0.7, 0, 8, 130, 0.16, 27, 0.3, 0.5, null] } },
+    '1': { hardOutage: { baseline: [0.5, 0.5, 0, 0.9, 8, 86, 80, 1, 23, 0, 0], standard: [1, 0.665, 0, 0.99, 8, 133, 120, 0.15, 28, null, 0.4, 0.2] } },
+    '2': { hardOutage: { baseline: [0.6, 0.6, 0, 0.9, 8, 86, 80, 1, 23, 1.5, 0], standard: [1, 0.7, 0, 0.99, 8, 130, 120, 0.16, 27, 0.3, 0.5, null] } },
   },
 };
 
@@ -18,7 +18,7 @@ describe('the per-seed file', () => {
   it('writes one run per line and reads back the same', () => {
     const text = seedFileJson(file);
     expect(JSON.parse(text)).toEqual(file);
-    expect(text).toContain('"standard": [1,0.665,0,8,133,0.15,28,null,0.4,0.2]');
+    expect(text).toContain('"standard": [1,0.665,0,0.99,8,133,120,0.15,28,null,0.4,0.2]');
     expect(text.endsWith('\n')).toBe(true);
   });
 
