@@ -27,7 +27,7 @@ export interface LeakyBucketOptions {
 export const leakyBucketShape = { rate: perSecond, capacity: optional(nonNegativeInt) };
 
 /** The rules of {@link LeakyBucketOptions} (`LeakyBucketOptionsSchema` in `breakwater/config` says the same). */
-export const leakyBucketOptions = object(leakyBucketShape);
+export const leakyBucketOptions = /* @__PURE__ */ object(leakyBucketShape);
 
 
 

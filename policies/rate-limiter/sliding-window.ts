@@ -39,7 +39,7 @@ export const slidingWindowShape = {
 };
 
 /** The rules of {@link SlidingWindowOptions} (`SlidingWindowOptionsSchema` in `breakwater/config` says the same). */
-export const slidingWindowOptions = object(slidingWindowShape);
+export const slidingWindowOptions = /* @__PURE__ */ object(slidingWindowShape);
 
 
 

@@ -24,7 +24,7 @@ export interface TokenBucketOptions {
 export const tokenBucketShape = { rate: perSecond, burst: optional(positiveInt) };
 
 /** The rules of {@link TokenBucketOptions} (`TokenBucketOptionsSchema` in `breakwater/config` says the same). */
-export const tokenBucketOptions = object(tokenBucketShape);
+export const tokenBucketOptions = /* @__PURE__ */ object(tokenBucketShape);
 
 
 
