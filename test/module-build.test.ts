@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -58,5 +58,31 @@ describe('the shipped JavaScript', () => {
     }
     expect(missing).toEqual([]);
     expect(existsSync(join(root, 'dist/module/policies/retry/events.js'))).toBe(false);
+  });
+});
+
+describe('the option rules', () => {
+  it('are pure module-level code: a module of rules imported for nothing keeps none of them', async () => {
+    // A copy outside the package, so that its `sideEffects: false` does not drop the whole module.
+    const copy = join(dir, 'copy');
+    cpSync(join(root, 'dist/module'), copy, { recursive: true });
+    // The root's rules (the server integrations check their options with zod, in their own entries).
+    const modules = (readdirSync(copy, { recursive: true }) as string[]).filter((f) => /^(lib|policies\/[^/]+|integrations\/log|config\/write-behind)\/options\.js$/.test(f));
+    expect(modules.length).toBeGreaterThan(15);
+    const kept: string[] = [];
+    for (const module of modules) {
+      const result = await build({
+        stdin: { contents: `import './${module}';`, resolveDir: copy },
+        bundle: true,
+        minify: true,
+        format: 'esm',
+        write: false,
+        logLevel: 'silent',
+        external: ['rxjs', 'zod'],
+      });
+      // Every rule's message says what it expected; the error base class, kept for its computed brand getter, does not.
+      if (result.outputFiles[0]!.text.includes('expected')) kept.push(module);
+    }
+    expect(kept).toEqual([]);
   });
 });

@@ -362,7 +362,7 @@ export interface CircuitBreakerStrategyOption<T extends CircuitBreakerStrategy> 
  */
 export type CircuitBreakerOptions = (CircuitBreakerTripOptions & { strategy?: never }) | (CircuitBreakerStrategyOptions & { trip?: never });
 
-const common = {
+const common = /* @__PURE__ */ defineRule(() => ({
   minRequests: withDefault(intAtLeast(0), 20),
   windowMs: withDefault(positiveMs, 10_000),
   buckets: withDefault(intAtLeast(1), 10),
@@ -377,7 +377,7 @@ const common = {
   initialState: optional(circuitBreakerSnapshot),
   name: withDefault(name, 'circuitBreaker'),
   clock: optional(clock),
-};
+}));
 
 const weight = (d: number) => withDefault(numberAtLeast(0), d);
 

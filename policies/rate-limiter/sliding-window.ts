@@ -1,4 +1,4 @@
-import { checkOptions, object, positiveMs, withDefault } from '../../lib/options.js';
+import { checkOptions, defineRule, object, positiveMs, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
 import { intInRange } from './numbers.js';
@@ -32,11 +32,11 @@ export interface SlidingWindowOptions {
 }
 
 /** The rules of {@link SlidingWindowOptions}, key by key. */
-export const slidingWindowShape = {
+export const slidingWindowShape = /* @__PURE__ */ defineRule(() => ({
   limit: intInRange(1, Number.MAX_SAFE_INTEGER),
   windowMs: positiveMs,
   buckets: withDefault(intInRange(1, MAX_BUCKETS), 100),
-};
+}));
 
 /** The rules of {@link SlidingWindowOptions} (`SlidingWindowOptionsSchema` in `breakwater/config` says the same). */
 export const slidingWindowOptions = /* @__PURE__ */ object(slidingWindowShape);
