@@ -15,7 +15,7 @@ import { adaptiveLimiter, type AdaptiveLimiterOptions } from '../policies/adapti
 import { retry, type RetryOptions } from '../policies/retry/index.js';
 import { timeout, type TimeoutOptions } from '../policies/timeout/index.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { checkOptions, clock, name, object, optional, random } from '../lib/options.js';
+import { checkOptions, clock, defineRule, name, object, optional, random } from '../lib/options.js';
 import { checkPolicies, Pipeline } from '../lib/pipe.js';
 import type { Policy } from '../lib/policy.js';
 
@@ -29,7 +29,7 @@ export interface BuilderEnv {
   name?: string;
 }
 
-const builderEnv = object({ clock: optional(clock), random: optional(random), name: optional(name) });
+const builderEnv = /* @__PURE__ */ defineRule(() => object({ clock: optional(clock), random: optional(random), name: optional(name) }));
 
 /**
  * An immutable fluent pipeline: every method returns a new builder with one

@@ -8,7 +8,7 @@ export interface AbortListener {
   onAbort(scope: Scope): void;
 }
 
-const EMPTY_META: Readonly<Record<string, string>> = Object.freeze({});
+const EMPTY_META: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({});
 
 /**
  * A cancellation scope: the caller's signal, a deadline, or both, linked to an

@@ -1,4 +1,4 @@
-const BRAND = Symbol.for('breakwater.error');
+const BRAND = /* @__PURE__ */ Symbol.for('breakwater.error');
 
 /** The literal `code` of every error breakwater throws. */
 export type ResilienceErrorCode =

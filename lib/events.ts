@@ -112,7 +112,39 @@ export class EventSource<E extends PolicyEvent = PolicyEvent> {
   }
 }
 
-const NONE: readonly never[] = Object.freeze([]);
+const NONE: readonly never[] = /* @__PURE__ */ Object.freeze([]);
+
+/**
+ * A value replayed to each new subscriber, then every change, as an rxjs
+ * `BehaviorSubject`'s `asObservable()` gives it (the subscriber is added,
+ * then handed the current value; a throwing subscriber is reported
+ * asynchronously by rxjs), built on `Observable` alone so that a bundle with
+ * a breaker takes no `Subject`. A breaker's `state$` is one.
+ */
+export class ValueSource<T> {
+  private subscribers: readonly Subscriber<T>[] = NONE;
+  private observable: Observable<T> | undefined = undefined;
+
+  constructor(private current: T) {}
+
+  /** The current value, then each new one. */
+  get value$(): Observable<T> {
+    return (this.observable ??= new Observable<T>((subscriber) => {
+      this.subscribers = [...this.subscribers, subscriber];
+      subscriber.next(this.current);
+      return () => {
+        this.subscribers = this.subscribers.filter((s) => s !== subscriber);
+      };
+    }));
+  }
+
+  /** Sets the value and hands it to every subscriber. */
+  next(value: T): void {
+    this.current = value;
+    const subscribers = this.subscribers;
+    for (let i = 0; i < subscribers.length; i++) subscribers[i]!.next(value);
+  }
+}
 
 /**
  * The events of every source as one Observable, as rxjs's `merge` gives them

@@ -1,6 +1,18 @@
 import { isClock, type Clock } from './clock.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 
+/**
+ * Returns what `build` makes, at once. Every module-level rule is written
+ * `export const x = /* @__PURE__ *\/ defineRule(() => object({ ... }))` so that
+ * a bundler sees the whole definition as one call free of side effects and
+ * drops it from an app that never checks those options (esbuild does not
+ * carry the builders' `@__NO_SIDE_EFFECTS__` across modules).
+ */
+/* @__NO_SIDE_EFFECTS__ */
+export function defineRule<T>(build: () => T): T {
+  return build();
+}
+
 /** A step of an option's path: a key of an object or an index of an array. */
 export type PathPart = string | number;
 
@@ -74,26 +86,27 @@ export function typeName(value: unknown): string {
 }
 
 /** The message for a value of the wrong type: `Invalid input: expected string, received number`. */
-export const expectedType = (expected: string, value: unknown): string => `Invalid input: expected ${expected}, received ${typeName(value)}`;
+export const expectedType = /* @__NO_SIDE_EFFECTS__ */ (expected: string, value: unknown): string => `Invalid input: expected ${expected}, received ${typeName(value)}`;
 
 /** A range check on a number: the message when `n` breaks it, else undefined. */
 export type NumberCheck = (n: number) => string | undefined;
 
 /** `n >= min`, else `message`. */
-export const atLeast = (min: number, message: string): NumberCheck => (n) => (n >= min ? undefined : message);
+export const atLeast = /* @__NO_SIDE_EFFECTS__ */ (min: number, message: string): NumberCheck => (n) => (n >= min ? undefined : message);
 /** `n <= max`, else `message`. */
-export const atMost = (max: number, message: string): NumberCheck => (n) => (n <= max ? undefined : message);
+export const atMost = /* @__NO_SIDE_EFFECTS__ */ (max: number, message: string): NumberCheck => (n) => (n <= max ? undefined : message);
 /** `n > bound`, else `message`. */
-export const above = (bound: number, message: string): NumberCheck => (n) => (n > bound ? undefined : message);
+export const above = /* @__NO_SIDE_EFFECTS__ */ (bound: number, message: string): NumberCheck => (n) => (n > bound ? undefined : message);
 /** `n < bound`, else `message`. */
-export const below = (bound: number, message: string): NumberCheck => (n) => (n < bound ? undefined : message);
+export const below = /* @__NO_SIDE_EFFECTS__ */ (bound: number, message: string): NumberCheck => (n) => (n < bound ? undefined : message);
 /** `test(n)`, else `message`. */
-export const satisfies = (test: (n: number) => boolean, message: string): NumberCheck => (n) => (test(n) ? undefined : message);
+export const satisfies = /* @__NO_SIDE_EFFECTS__ */ (test: (n: number) => boolean, message: string): NumberCheck => (n) => (test(n) ? undefined : message);
 
 /**
  * A finite number: anything else (NaN and ±Infinity included) breaks it with
  * `typeMessage`; then every range check runs and reports its own message.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function number(typeMessage: string, ...checks: NumberCheck[]): Rule<number> {
   return (value, path, found) => {
     if (typeof value !== 'number' || !Number.isFinite(value)) {
@@ -109,6 +122,7 @@ export function number(typeMessage: string, ...checks: NumberCheck[]): Rule<numb
 }
 
 /** A finite integer: a fraction breaks it with `typeMessage` as a wrong type does; then the range checks run. */
+/* @__NO_SIDE_EFFECTS__ */
 export function integer(typeMessage: string, ...checks: NumberCheck[]): Rule<number> {
   const finite = number(typeMessage, ...checks);
   return (value, path, found) => {
@@ -133,18 +147,21 @@ const RATIO = 'expected a number in [0, 1]';
 export const ratio: Rule<number> = number(RATIO, atLeast(0, RATIO), atMost(1, RATIO));
 
 /** An integer >= `min`, every failure in the same words. */
+/* @__NO_SIDE_EFFECTS__ */
 export function intAtLeast(min: number): Rule<number> {
   const message = `expected an integer >= ${min}`;
   return integer(message, atLeast(min, message));
 }
 
 /** A finite number >= `min`, every failure in the same words (`expected a finite number >= 1`). */
+/* @__NO_SIDE_EFFECTS__ */
 export function numberAtLeast(min: number): Rule<number> {
   const message = `expected a finite number >= ${min}`;
   return number(message, atLeast(min, message));
 }
 
 /** One of the given strings (or other primitives). */
+/* @__NO_SIDE_EFFECTS__ */
 export function oneOf<const V extends readonly (string | number | boolean)[]>(values: V, message?: string): Rule<V[number]> {
   const words = message ?? (values.length === 1 ? `Invalid input: expected ${show(values[0])}` : `Invalid option: expected one of ${values.map(show).join('|')}`);
   return (value, path, found) => {
@@ -158,6 +175,7 @@ function show(v: unknown): string {
 }
 
 /** A string of at least one character. */
+/* @__NO_SIDE_EFFECTS__ */
 export function nonEmptyString(message = 'expected a non-empty string'): Rule<string> {
   return (value, path, found) => {
     if (typeof value !== 'string') found.add(path, expectedType('string', value), true);
@@ -171,6 +189,7 @@ export function nonEmptyString(message = 'expected a non-empty string'): Rule<st
 export const name: Rule<string> = nonEmptyString();
 
 /** `true` or `false`; anything else breaks it with `message` (by default the type message). */
+/* @__NO_SIDE_EFFECTS__ */
 export function bool(message?: string): Rule<boolean> {
   return (value, path, found) => {
     if (typeof value !== 'boolean') found.add(path, message ?? expectedType('boolean', value), true);
@@ -182,6 +201,7 @@ export function bool(message?: string): Rule<boolean> {
 export const boolean: Rule<boolean> = bool();
 
 /** Any value that passes `test`, else `message`. */
+/* @__NO_SIDE_EFFECTS__ */
 export function custom<T>(test: (value: unknown) => boolean, message: string): Rule<T> {
   return (value, path, found) => {
     if (!test(value)) found.add(path, message, true);
@@ -193,7 +213,7 @@ export function custom<T>(test: (value: unknown) => boolean, message: string): R
 export const anything: Rule<unknown> = (value) => value;
 
 /** A function of any signature; its type is written where it is used. */
-export const fn = <F extends (...args: never[]) => unknown>(message = 'expected a function'): Rule<F> =>
+export const fn = /* @__NO_SIDE_EFFECTS__ */ <F extends (...args: never[]) => unknown>(message = 'expected a function'): Rule<F> =>
   custom<F>((v) => typeof v === 'function', message);
 
 /** A handle predicate: which thrown values (or results) a policy acts on. */
@@ -206,21 +226,25 @@ export const clock: Rule<Clock> = custom<Clock>(isClock, 'expected a Clock (now,
 export const random: Rule<() => number> = fn<() => number>('expected a function returning a number in [0, 1)');
 
 /** `rule`, or left out. */
+/* @__NO_SIDE_EFFECTS__ */
 export function optional<T>(rule: Rule<T>): Rule<T | undefined> {
   return (value, path, found) => (value === undefined ? undefined : rule(value, path, found));
 }
 
 /** `rule`, or `null`. */
+/* @__NO_SIDE_EFFECTS__ */
 export function nullable<T>(rule: Rule<T>): Rule<T | null> {
   return (value, path, found) => (value === null ? null : rule(value, path, found));
 }
 
 /** `rule`, applied to `input` when left out (so the default gets the rule's own defaults). */
+/* @__NO_SIDE_EFFECTS__ */
 export function prefault<T>(rule: Rule<T>, input: unknown): Rule<T> {
   return (value, path, found) => rule(value === undefined ? input : value, path, found);
 }
 
 /** `rule`, or `fallback` when left out. */
+/* @__NO_SIDE_EFFECTS__ */
 export function withDefault<T>(rule: Rule<T>, fallback: T): Rule<T> {
   return (value, path, found) => (value === undefined ? fallback : rule(value, path, found));
 }
@@ -230,6 +254,7 @@ export function withDefault<T>(rule: Rule<T>, fallback: T): Rule<T> {
  * rule it came closest to (a range broken rather than a wrong type, else the
  * fewest problems).
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function either<A, B>(first: Rule<A>, second: Rule<B>): Rule<A | B> {
   return (value, path, found) => {
     const tries = [first, second].map((rule) => {
@@ -248,6 +273,7 @@ export function either<A, B>(first: Rule<A>, second: Rule<B>): Rule<A | B> {
 }
 
 /** An array of exactly as many items as `rules`, each passing its own rule. */
+/* @__NO_SIDE_EFFECTS__ */
 export function tuple<const R extends readonly Rule<unknown>[]>(rules: R): Rule<{ -readonly [I in keyof R]: RuleOutput<R[I]> }> {
   type Out = { -readonly [I in keyof R]: RuleOutput<R[I]> };
   return (value, path, found) => {
@@ -265,6 +291,7 @@ export function tuple<const R extends readonly Rule<unknown>[]>(rules: R): Rule<
 }
 
 /** An array whose every item passes `rule`. */
+/* @__NO_SIDE_EFFECTS__ */
 export function array<T>(rule: Rule<T>): Rule<T[]> {
   return (value, path, found) => {
     if (!Array.isArray(value)) {
@@ -276,6 +303,7 @@ export function array<T>(rule: Rule<T>): Rule<T[]> {
 }
 
 /** A plain object whose every value passes `rule`, under any keys. */
+/* @__NO_SIDE_EFFECTS__ */
 export function record<T>(rule: Rule<T>): Rule<Record<string, T>> {
   return (value, path, found) => {
     const proto: unknown = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
@@ -319,6 +347,7 @@ const onceValid = new WeakSet<Refinement<never>>();
  * The same cross-field rule, run only when every key passed all its rules (a
  * range included), so one mistake is not reported twice.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function whenValid<T>(refine: Refinement<T>): Refinement<T> {
   onceValid.add(refine as Refinement<never>);
   return refine;
@@ -328,6 +357,7 @@ export function whenValid<T>(refine: Refinement<T>): Refinement<T> {
  * An options object with known keys only: each key checked by its rule (a
  * key not in `shape` is an `unknown option`), then each refinement in order.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function object<S extends Shape>(shape: S, ...refinements: Refinement<ShapeOutput<S>>[]): ObjectRule<S> {
   const keys = Object.keys(shape);
   const rule: Rule<ShapeOutput<S>> = (value, path, found) => {
@@ -353,6 +383,7 @@ export function object<S extends Shape>(shape: S, ...refinements: Refinement<Sha
 }
 
 /** The same object rule without `leave` (for options that may not change after construction). */
+/* @__NO_SIDE_EFFECTS__ */
 export function omit<S extends Shape, K extends keyof S & string>(rule: ObjectRule<S>, leave: readonly K[]): ObjectRule<Omit<S, K>> {
   const shape: Record<string, Rule<unknown>> = {};
   for (const [key, r] of Object.entries(rule.shape)) if (!(leave as readonly string[]).includes(key)) shape[key] = r;
@@ -365,6 +396,7 @@ export function omit<S extends Shape, K extends keyof S & string>(rule: ObjectRu
  * with `message` (by default the type message), one that names no known
  * variant with `tagMessage` at `key` (by default the list of variants).
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function discriminated<K extends string, V extends Readonly<Record<string, Rule<unknown>>>>(
   key: K,
   variants: V,
@@ -387,6 +419,7 @@ export function discriminated<K extends string, V extends Readonly<Record<string
 }
 
 /** `rule`, then cross-field rules on what it returned, unless it found a wrong type (as an object's own refinements). */
+/* @__NO_SIDE_EFFECTS__ */
 export function refined<T>(rule: Rule<T>, ...refinements: Refinement<T>[]): Rule<T> {
   return (value, path, found) => {
     const start = found.list.length;

@@ -13,7 +13,7 @@ import type { ExecutionContext } from './policy.js';
  * const help = `Calls by result: ${OUTCOME_RESULTS.join(', ')}.`;
  * ```
  */
-export const OUTCOME_RESULTS: readonly OutcomeResult[] = Object.freeze([
+export const OUTCOME_RESULTS: readonly OutcomeResult[] = /* @__PURE__ */ Object.freeze([
   'success',
   'failure',
   'timeout',

@@ -67,7 +67,7 @@ export interface ExecuteOptions {
  * }
  * ```
  */
-export const RUN: unique symbol = Symbol.for('breakwater.run') as never;
+export const RUN: unique symbol = /* @__PURE__ */ Symbol.for('breakwater.run') as never;
 
 /** A link of a composed chain: the policy to call next and what comes after it (`undefined`: the operation). */
 export interface Chain {
@@ -104,7 +104,7 @@ export interface Policy<T = never> {
  * (never set at run time). Classes that implement {@link Policy} declare
  * `declare readonly [ANSWER]?: () => T` so that `pipe()` keeps their `T`.
  */
-export const ANSWER: unique symbol = Symbol.for('breakwater.answer') as never;
+export const ANSWER: unique symbol = /* @__PURE__ */ Symbol.for('breakwater.answer') as never;
 
 /**
  * The answer type `T` a policy adds to the operation's result; distributes

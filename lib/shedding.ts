@@ -5,7 +5,7 @@
  * capacity each named class of calls is guaranteed.
  */
 import { criticalityOf, isCriticality, CRITICALITY_META, type Criticality } from './criticality.js';
-import { below, atLeast, above, atMost, name, number, object, record, refined, whenValid, withDefault, type Rule } from './options.js';
+import { above, atLeast, atMost, below, defineRule, name, number, object, record, refined, type Rule, whenValid, withDefault } from './options.js';
 
 /**
  * Shares of a policy's capacity kept from the lower criticalities (Google SRE's
@@ -41,13 +41,13 @@ export interface Reserve {
 }
 
 const RESERVE = 'expected a number in [0, 1)';
-const reserveShare = number(RESERVE, atLeast(0, RESERVE), below(1, RESERVE));
+const reserveShare = /* @__PURE__ */ defineRule(() => number(RESERVE, atLeast(0, RESERVE), below(1, RESERVE)));
 
 /** The message when a reserve would shed default calls before sheddable ones. */
 export const RESERVE_ORDER = 'must be >= default: sheddable calls are shed first';
 
 /** The rules of {@link CriticalityReserve} (`reserveSchema` in lib/schemas.ts says the same). */
-export const reserveRule = object(
+export const reserveRule = /* @__PURE__ */ defineRule(() => object(
   {
     default: withDefault(reserveShare, 0),
     sheddable: withDefault(reserveShare, 0.1),
@@ -55,7 +55,7 @@ export const reserveRule = object(
   whenValid((o, add) => {
     if (o.sheddable < o.default) add(RESERVE_ORDER, ['sheddable']);
   }),
-);
+));
 
 /** The share of the capacity a call of criticality `c` may not use. */
 export function reserveFor(reserve: Reserve, c: Criticality): number {
@@ -78,13 +78,13 @@ const SHARE = 'expected a number in (0, 1]';
 export const SHARES_SUM = 'the shares must add up to at most 1';
 
 /** The rules of a partitions option: a share in (0, 1] per name, adding up to at most 1 (`partitionsSchema` says the same). */
-export const partitionsRule: Rule<Record<string, number>> = refined(record(number(SHARE, above(0, SHARE), atMost(1, SHARE))), (shares, add) => {
+export const partitionsRule: Rule<Record<string, number>> = /* @__PURE__ */ defineRule(() => refined(record(number(SHARE, above(0, SHARE), atMost(1, SHARE))), (shares, add) => {
   // A little float noise: 0.7 + 0.2 + 0.1 is 1.0000000000000002.
   if (sumOf(shares) > 1 + 1e-9) add(SHARES_SUM);
-});
+}));
 
 /** The rule of a partitionBy option. */
-export const partitionByRule = withDefault(name, CRITICALITY_META);
+export const partitionByRule = /* @__PURE__ */ withDefault(name, CRITICALITY_META);
 
 function sumOf(shares: Record<string, number>): number {
   let sum = 0;

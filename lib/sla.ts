@@ -172,7 +172,7 @@ export interface RtoInputs {
 }
 
 /** The published formula's waits before recovery can start, by breaker state (ms): 6 s open, 1 s half-open, none closed. */
-export const RTO_BASE_DELAY_MS: Readonly<Record<BreakerStateForRto, number>> = Object.freeze({
+export const RTO_BASE_DELAY_MS: Readonly<Record<BreakerStateForRto, number>> = /* @__PURE__ */ Object.freeze({
   open: 6000,
   'half-open': 1000,
   closed: 0,
@@ -397,7 +397,7 @@ export interface CircuitBreakerThresholdWeights {
 }
 
 /** The default weights: load 0.3, errors 0.5, probe distrust 0.2. */
-export const DYNAMIC_THRESHOLD_WEIGHTS: DynamicThresholdWeights = Object.freeze({ rps: 0.3, error: 0.5, probe: 0.2 });
+export const DYNAMIC_THRESHOLD_WEIGHTS: DynamicThresholdWeights = /* @__PURE__ */ Object.freeze({ rps: 0.3, error: 0.5, probe: 0.2 });
 
 /**
  * The fixed threshold the risk score is compared with: 0.5. With the default
@@ -509,7 +509,7 @@ export interface DegradeThresholds {
 }
 
 /** The default thresholds: high traffic above 5,000 rps, medium above 2,000; CPU 0.85 and 0.92; healthy ratio 0.9. */
-export const DEGRADE_THRESHOLDS: DegradeThresholds = Object.freeze({
+export const DEGRADE_THRESHOLDS: DegradeThresholds = /* @__PURE__ */ Object.freeze({
   qpsHigh: 5000,
   qpsMid: 2000,
   cpuHigh: 0.85,

@@ -18,6 +18,13 @@ describe('the shipped declaration files', () => {
     }
   });
 
+  it('are written once: each ESM entry re-exports its CommonJS declarations, and no ESM chunk repeats them', () => {
+    for (const entry of ['index', 'config', 'testing', 'sla', 'redis', 'prometheus', 'otel', 'http', 'grpc']) {
+      expect(readFileSync(`${dist}${entry}.d.ts`, 'utf8')).toBe(`export * from './${entry}.cjs';\n`);
+    }
+    expect(files.filter((f) => f.endsWith('.d.ts') && !/^(index|config|testing|sla|redis|prometheus|otel|http|grpc)\.d\.ts$/.test(f))).toEqual([]);
+  });
+
   it('cite no seed, section, rule, step or part a user cannot resolve', () => {
     const found: string[] = [];
     for (const file of files) {

@@ -7,6 +7,7 @@ import {
   anything,
   array,
   boolean,
+  defineRule,
   discriminated,
   either,
   expectedType,
@@ -34,7 +35,7 @@ import { exponentialOptions, maxAtLeastInitial } from '../../policies/retry/back
 import { sloBudgetOptions, tokenBudgetOptions } from '../../policies/retry/budget.js';
 
 /** A handler name: what a function is called in data. */
-export const handlerName: Rule<string> = nonEmptyString('expected a handler name');
+export const handlerName: Rule<string> = /* @__PURE__ */ nonEmptyString('expected a handler name');
 
 /** A number of any sign, in zod's own words. */
 function anyNumber(min?: number): Rule<number> {
@@ -61,10 +62,10 @@ function reshape(rule: ObjectRule<Shape>, drop: readonly string[], extra: Shape 
   return { ...shape, ...extra };
 }
 
-const judges = { handle: optional(handlerName), handleResult: optional(handlerName) };
+const judges = /* @__PURE__ */ defineRule(() => ({ handle: optional(handlerName), handleResult: optional(handlerName) }));
 
 /** Tuning of a state-machine breaker inside a strategy (the strategy fixes its trip rule). */
-const breakerTuning = {
+const breakerTuning = /* @__PURE__ */ defineRule(() => ({
   threshold: optional(anyNumber(0)),
   minRequests: optional(intAtLeast(0)),
   windowMs: optional(positiveMs),
@@ -73,37 +74,37 @@ const breakerTuning = {
   probes: optional(intAtLeast(1)),
   maxHalfOpenMs: optional(positiveMs),
   ...judges,
-};
+}));
 
 /** Tuning of the default breaker inside a strategy. */
-const adaptiveTuning = object(reshape(adaptiveBreakerOptions, ['name', 'clock', 'random', 'handle', 'handleResult'], judges));
+const adaptiveTuning = /* @__PURE__ */ defineRule(() => object(reshape(adaptiveBreakerOptions, ['name', 'clock', 'random', 'handle', 'handleResult'], judges)));
 
 /** An adaptive concurrency limit inside a strategy: `true` for the defaults, its options, or `false`. */
-const concurrencyTuning = either(boolean, object(reshape(adaptiveLimiterOptions, ['name', 'clock', 'isOverload'], { name: optional(name), isOverload: optional(handlerName) })));
+const concurrencyTuning = /* @__PURE__ */ defineRule(() => either(boolean, object(reshape(adaptiveLimiterOptions, ['name', 'clock', 'isOverload'], { name: optional(name), isOverload: optional(handlerName) }))));
 
 /** Backoff as data: `{ kind: 'constant' | 'linear' | 'exponential', ... }`. */
-export const backoffData = discriminated('kind', {
+export const backoffData = /* @__PURE__ */ defineRule(() => discriminated('kind', {
   constant: object({ kind: oneOf(['constant']), ms: nonNegativeMs }),
   linear: object({ kind: oneOf(['linear']), ms: nonNegativeMs, step: nonNegativeMs }),
   exponential: object({ kind: oneOf(['exponential']), ...exponentialOptions.shape }, (o, add) => {
     if (!maxAtLeastInitial(o)) add('max must be >= initial', ['max']);
   }),
-});
+}));
 
 /** A retry budget as data: `{ kind: 'token' | 'slo', ... }`. */
-export const budgetData = discriminated('kind', {
+export const budgetData = /* @__PURE__ */ defineRule(() => discriminated('kind', {
   token: object({ kind: oneOf(['token']), ...tokenBudgetOptions.shape }),
   slo: object({ kind: oneOf(['slo']), ...sloBudgetOptions.shape }),
-});
+}));
 
-const retryFields = { maxAttempts: optional(intAtLeast(1)), backoff: optional(backoffData), retryOn: optional(handlerName) };
+const retryFields = /* @__PURE__ */ defineRule(() => ({ maxAttempts: optional(intAtLeast(1)), backoff: optional(backoffData), retryOn: optional(handlerName) }));
 
 const STANDARD_BUDGET = { kind: 'token', ratio: 0.5, minPerSecond: 10, windowMs: 10_000 } as const;
 
 const strategy = <N extends string>(n: N) => ({ strategy: oneOf([n] as const), name: optional(name) });
 
 /** The plain rules of each strategy's options in data form, keyed by name (`writeBehind` aside: a writer). */
-export const strategyRules = {
+export const strategyRules = /* @__PURE__ */ defineRule(() => ({
   failFast: object({ ...strategy('failFast'), timeoutMs: withDefault(positiveMs, 1_000), breaker: optional(adaptiveTuning) }),
   boundedRetry: object({
     ...strategy('boundedRetry'),
@@ -197,4 +198,4 @@ export const strategyRules = {
       if (o.bulkhead !== undefined && o.rateLimiter !== undefined) add('give bulkhead or rateLimiter, not both', ['rateLimiter']);
     },
   ),
-} as const;
+}) as const);

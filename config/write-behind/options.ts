@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { anything, clock, custom, fn, intAtLeast, name, object, optional, positiveMs, random, record, withDefault, type RuleOutput } from '../../lib/options.js';
+import { anything, clock, custom, defineRule, fn, intAtLeast, name, object, optional, positiveMs, random, record, withDefault, type RuleOutput } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { isWriteQueue, type WriteQueue } from './queue.js';
 
@@ -31,7 +31,7 @@ export interface WriteBehindOptions<P> {
 }
 
 /** The rules of {@link WriteBehindOptions} (`WriteBehindOptionsSchema` in `breakwater/config` says the same). */
-export const writeBehindOptions = object({
+export const writeBehindOptions = /* @__PURE__ */ defineRule(() => object({
   deliver: fn<Deliver<unknown>>(),
   keyOf: optional(fn<(payload: unknown) => string>()),
   store: optional(custom<WriteQueue>(isWriteQueue, 'expected a WriteQueue (push, peek, ack)')),
@@ -42,7 +42,7 @@ export const writeBehindOptions = object({
   name: withDefault(name, 'writeBehind'),
   clock: optional(clock),
   random: optional(random),
-});
+}));
 
 /** {@link WriteBehindOptions} with defaults applied. */
 export type ResolvedWriteBehindOptions = RuleOutput<typeof writeBehindOptions>;

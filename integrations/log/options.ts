@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, nonNegativeMs, object, optional, withDefault } from '../../lib/options.js';
+import { clock, defineRule, nonNegativeMs, object, optional, withDefault } from '../../lib/options.js';
 
 /**
  * Options of {@link logEvents}.
@@ -21,7 +21,7 @@ export interface LogEventsOptions {
 }
 
 /** The rules of {@link LogEventsOptions} (`LogEventsOptionsSchema` in `breakwater/config` says the same). */
-export const logEventsOptions = object({
+export const logEventsOptions = /* @__PURE__ */ defineRule(() => object({
   rateLimitMs: withDefault(nonNegativeMs, 1_000),
   clock: optional(clock),
-});
+}));

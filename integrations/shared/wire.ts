@@ -36,7 +36,7 @@ export interface WireHeaders {
  * The default {@link WireHeaders}. `x-breakwater-timeout-ms` follows Envoy's
  * `x-envoy-expected-rq-timeout-ms` (whole milliseconds the request may still take).
  */
-export const WIRE_HEADERS: Readonly<WireHeaders> = Object.freeze({
+export const WIRE_HEADERS: Readonly<WireHeaders> = /* @__PURE__ */ Object.freeze({
   deadline: 'x-breakwater-timeout-ms',
   criticality: 'x-breakwater-criticality',
   attempt: 'x-breakwater-attempt',
@@ -151,7 +151,7 @@ export function noteDownstreamFailure(ctx: Pick<ExecutionContext, 'meta'> | unde
   if (incoming !== undefined) incoming.downstreamFailed = true;
 }
 
-const DOWNSTREAM = Symbol.for('breakwater.downstream');
+const DOWNSTREAM = /* @__PURE__ */ Symbol.for('breakwater.downstream');
 
 /** Marks `error` as the final failure of a call to another service (after that call's own retries). */
 export function markDownstream(error: unknown): void {

@@ -1,23 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import {
-  above,
-  bool,
-  clock,
-  intAtLeast,
-  name,
-  nonNegativeMs,
-  nullable,
-  number,
-  numberAtLeast,
-  object,
-  oneOf,
-  optional,
-  positiveMs,
-  random,
-  withDefault,
-  type RuleOutput,
-  whenValid,
-} from '../../lib/options.js';
+import { above, bool, clock, defineRule, intAtLeast, name, nonNegativeMs, nullable, number, numberAtLeast, object, oneOf, optional, positiveMs, random, type RuleOutput, whenValid, withDefault } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
 
@@ -51,10 +33,10 @@ export interface AdaptiveBreakerSnapshot {
   timed?: { at: number; ms: number } | null | undefined;
 }
 
-const clockTimeOrNull = nullable(number('expected a finite clock time or null'));
+const clockTimeOrNull = /* @__PURE__ */ defineRule(() => nullable(number('expected a finite clock time or null')));
 
 /** The rules of {@link AdaptiveBreakerSnapshot}. */
-export const adaptiveBreakerSnapshot = object({
+export const adaptiveBreakerSnapshot = /* @__PURE__ */ defineRule(() => object({
   kind: oneOf(['adaptive']),
   state: oneOf(['closed', 'open', 'half-open'], "expected 'closed', 'open' or 'half-open'"),
   isolated: bool('expected a boolean'),
@@ -66,7 +48,7 @@ export const adaptiveBreakerSnapshot = object({
   lastPass: clockTimeOrNull,
   window: windowSnapshotRule,
   timed: optional(nullable(object({ at: number('expected a finite clock time'), ms: intAtLeast(0) }))),
-});
+}));
 
 /**
  * Options of {@link adaptiveBreaker} (and of `breaker()` and the builder's
@@ -164,7 +146,7 @@ export interface AdaptiveBreakerOptions {
 }
 
 /** The rules of {@link AdaptiveBreakerOptions} (`AdaptiveBreakerOptionsSchema` in `breakwater/config` says the same). */
-export const adaptiveBreakerOptions = object(
+export const adaptiveBreakerOptions = /* @__PURE__ */ defineRule(() => object(
   {
     windowMs: withDefault(positiveMs, 2_000),
     buckets: withDefault(intAtLeast(1), 20),
@@ -185,7 +167,7 @@ export const adaptiveBreakerOptions = object(
   whenValid((o, add) => {
     for (const p of [...bucketProblems(o), ...snapshotGridProblems(o)]) add(p.message, p.path);
   }),
-);
+));
 
 /** {@link AdaptiveBreakerOptions} with defaults applied. */
 export type ResolvedAdaptiveBreakerOptions = RuleOutput<typeof adaptiveBreakerOptions>;

@@ -15,7 +15,7 @@ import { Sampler } from './sampler.js';
 import { criticalityOf } from '../../lib/criticality.js';
 import { fits, NO_PARTITION, Partitions, refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
 
-const NO_META: Readonly<Record<string, string>> = Object.freeze({});
+const NO_META: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({});
 
 /** Answers faster than this many ms are not measured. */
 const MIN_RTT_MS = 1;

@@ -1,27 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import {
-  atLeast,
-  atMost,
-  clock,
-  discriminated,
-  either,
-  fn,
-  intAtLeast,
-  name,
-  number,
-  numberAtLeast,
-  object,
-  oneOf,
-  optional,
-  positiveMs,
-  prefault,
-  satisfies,
-  whenValid,
-  withDefault,
-  above,
-  type Rule,
-  type RuleOutput,
-} from '../../lib/options.js';
+import { above, atLeast, atMost, clock, defineRule, discriminated, either, fn, intAtLeast, name, number, numberAtLeast, object, oneOf, optional, positiveMs, prefault, type Rule, type RuleOutput, satisfies, whenValid, withDefault } from '../../lib/options.js';
 import { partitionByRule, partitionsRule, reserveRule, type CriticalityReserve } from '../../lib/shedding.js';
 
 /** Options of the gradient algorithm (Netflix concurrency-limits' Gradient2). */
@@ -185,28 +163,28 @@ export interface AdaptiveLimiterOptions {
 
 const RATIO = 'expected a number in [0, 1]';
 const ratioWhere = (test: (v: number) => boolean, message: string): Rule<number> => number(RATIO, atLeast(0, RATIO), atMost(1, RATIO), satisfies(test, message));
-const backoffRatio = withDefault(ratioWhere((v) => v >= 0.5 && v < 1, 'expected a number in [0.5, 1)'), 0.9);
+const backoffRatio = /* @__PURE__ */ defineRule(() => withDefault(ratioWhere((v) => v >= 0.5 && v < 1, 'expected a number in [0.5, 1)'), 0.9));
 
 /** The rules of {@link GradientOptions} (`GradientOptionsSchema` in `breakwater/config` says the same). */
-export const gradientOptions = object({
+export const gradientOptions = /* @__PURE__ */ defineRule(() => object({
   kind: oneOf(['gradient']),
   tolerance: withDefault(numberAtLeast(1), 1.5),
   smoothing: withDefault(ratioWhere((v) => v > 0, 'expected a number in (0, 1]'), 0.2),
   queueSize: withDefault(numberAtLeast(0), 4),
   backoffRatio,
   baselineWindows: withDefault(intAtLeast(1), 600),
-});
+}));
 
 /** The rules of {@link AimdOptions} (`AimdOptionsSchema` in `breakwater/config` says the same). */
-export const aimdOptions = object({
+export const aimdOptions = /* @__PURE__ */ defineRule(() => object({
   kind: oneOf(['aimd']),
   backoffRatio,
   increase: withDefault(number('expected a finite number > 0', above(0, 'expected a finite number > 0')), 1),
   slowMs: optional(positiveMs),
-});
+}));
 
 /** The rules of {@link VegasOptions} (`VegasOptionsSchema` in `breakwater/config` says the same). */
-export const vegasOptions = object(
+export const vegasOptions = /* @__PURE__ */ defineRule(() => object(
   {
     kind: oneOf(['vegas']),
     alpha: withDefault(numberAtLeast(0), 3),
@@ -215,14 +193,14 @@ export const vegasOptions = object(
   (o, add) => {
     if (!(o.beta > o.alpha)) add('beta must exceed alpha', ['beta']);
   },
-);
+));
 
 const ALGORITHM = "expected 'gradient', 'aimd', 'vegas' or an object with kind";
 const algorithmRules = { gradient: gradientOptions, aimd: aimdOptions, vegas: vegasOptions };
-const byObject = discriminated('kind', algorithmRules, ALGORITHM, "expected kind 'gradient', 'aimd' or 'vegas'");
+const byObject = /* @__PURE__ */ discriminated('kind', algorithmRules, ALGORITHM, "expected kind 'gradient', 'aimd' or 'vegas'");
 
 /** An algorithm as data: its name alone (its defaults) or an object with `kind`; either gives the object with defaults. */
-export const limitAlgorithm = either(
+export const limitAlgorithm = /* @__PURE__ */ either(
   // First, so that an object's own mistake (`tolerance: NaN`) is the one reported, at its path.
   byObject,
   ((value, path, found) => {
@@ -252,7 +230,7 @@ export function limitProblems(o: {
 }
 
 /** The rules of {@link AdaptiveLimiterOptions} (`AdaptiveLimiterOptionsSchema` in `breakwater/config` says the same). */
-export const adaptiveLimiterOptions = object(
+export const adaptiveLimiterOptions = /* @__PURE__ */ defineRule(() => object(
   {
     algorithm: prefault(limitAlgorithm, 'gradient'),
     initialLimit: withDefault(intAtLeast(1), 20),
@@ -271,7 +249,7 @@ export const adaptiveLimiterOptions = object(
   whenValid((o, add) => {
     for (const p of limitProblems(o)) add(p.message, [p.key]);
   }),
-);
+));
 
 /** {@link AdaptiveLimiterOptions} with defaults applied. */
 export type ResolvedAdaptiveLimiterOptions = RuleOutput<typeof adaptiveLimiterOptions>;

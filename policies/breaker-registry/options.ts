@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, custom, name, object, optional, positiveMs, random, withDefault } from '../../lib/options.js';
+import { clock, custom, defineRule, name, object, optional, positiveMs, random, withDefault } from '../../lib/options.js';
 import type { AdaptiveBreakerOptions } from '../adaptive-breaker/options.js';
 import type { CircuitBreakerOptions } from '../circuit-breaker/options.js';
 import type { SreBreakerOptions } from '../sre-breaker/options.js';
@@ -88,7 +88,7 @@ export interface BreakerRegistryReload {
 }
 
 /** The rules of {@link BreakerRegistryOptions} (`BreakerRegistryOptionsSchema` in `breakwater/config` says the same). */
-export const breakerRegistryOptions = object({
+export const breakerRegistryOptions = /* @__PURE__ */ defineRule(() => object({
   defaults: optional(
     custom<AdaptiveDefaults | SreDefaults | CircuitBreakerOptions>(isPlainObject, "expected breaker options (an object of the default breaker's, circuit-breaker or SRE options)"),
   ),
@@ -96,4 +96,4 @@ export const breakerRegistryOptions = object({
   name: withDefault(name, 'breakers'),
   clock: optional(clock),
   random: optional(random),
-});
+}));

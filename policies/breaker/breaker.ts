@@ -1,9 +1,9 @@
-import { BehaviorSubject, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import type { Clock } from '../../lib/clock.js';
 import { callNext, cancelledByCaller, Context, hardAborted, startOf } from '../../lib/context.js';
 import { BrokenCircuitError, ConfigError, isShedRejection } from '../../lib/errors.js';
-import type { OutcomeResult, PolicyEvent } from '../../lib/events.js';
+import { ValueSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import type { BreakerState, StateChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
 import { thrownOutcome } from '../../lib/outcome.js';
@@ -25,7 +25,7 @@ export { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, typ
 export type BreakerControl = 'enforcing' | 'disabled' | 'metricsOnly' | 'forcedOpen';
 
 /** Every {@link BreakerControl}, in order. */
-export const BREAKER_CONTROLS: readonly BreakerControl[] = Object.freeze(['enforcing', 'disabled', 'metricsOnly', 'forcedOpen']);
+export const BREAKER_CONTROLS: readonly BreakerControl[] = /* @__PURE__ */ Object.freeze(['enforcing', 'disabled', 'metricsOnly', 'forcedOpen']);
 
 /** The token of a call a control let pass without the breaker admitting it: settling it records nothing. */
 const PASSED = -1;
@@ -97,7 +97,7 @@ interface Judged {
 export abstract class BreakerPolicy<S extends BreakerState = BreakerState> extends PolicyBase<never, PolicyEvent> {
   /** The clock the breaker runs on. */
   declare readonly clock: Clock;
-  private subject: BehaviorSubject<BreakerState> | undefined = undefined;
+  private subject: ValueSource<BreakerState> | undefined = undefined;
   /** Live isolation handles. */
   protected isolations = 0;
   private isolationEpoch = 0;
@@ -145,7 +145,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
 
   /** The current state, replayed to each new subscriber, then every transition. */
   get state$(): Observable<S> {
-    return (this.subject ??= new BehaviorSubject<BreakerState>(this.state)).asObservable() as Observable<S>;
+    return (this.subject ??= new ValueSource<BreakerState>(this.state)).value$ as Observable<S>;
   }
 
   /**

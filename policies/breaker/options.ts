@@ -1,17 +1,4 @@
-import {
-  above,
-  array,
-  atLeast,
-  integer,
-  intAtLeast,
-  nullable,
-  number,
-  object,
-  predicate,
-  tuple,
-  type PathPart,
-  type Rule,
-} from '../../lib/options.js';
+import { above, array, atLeast, defineRule, intAtLeast, integer, nullable, number, object, type PathPart, predicate, type Rule, tuple } from '../../lib/options.js';
 
 /** Which thrown values count as failures; a throw inside it counts as yes. */
 export const handleRule: Rule<(error: unknown) => boolean> = predicate;
@@ -24,7 +11,7 @@ export const finite = (message: string): Rule<number> => number(message);
 
 const RATIO = 'expected a ratio in [0, 1]';
 /** A ratio in [0, 1]. */
-export const ratioRule: Rule<number> = number(RATIO, atLeast(0, RATIO), (n) => (n <= 1 ? undefined : RATIO));
+export const ratioRule: Rule<number> = /* @__PURE__ */ defineRule(() => number(RATIO, atLeast(0, RATIO), (n) => (n <= 1 ? undefined : RATIO)));
 
 /** An integer >= `min`. */
 export const intRule = (min: number): Rule<number> => intAtLeast(min);
@@ -66,10 +53,10 @@ export function windowSnapshotProblems(w: { head: number; size: number; sums: re
   return out;
 }
 
-const count = intAtLeast(0);
+const count = /* @__PURE__ */ intAtLeast(0);
 
 /** A rolling window's snapshot (`lib/window.ts` `WindowSnapshot`), checked for internal consistency. */
-export const windowSnapshotRule = object(
+export const windowSnapshotRule = /* @__PURE__ */ defineRule(() => object(
   {
     origin: number('expected a finite clock time'),
     bucketMs: number('expected a number > 0', above(0, 'expected a number > 0')),
@@ -81,4 +68,4 @@ export const windowSnapshotRule = object(
   (w, add) => {
     for (const p of windowSnapshotProblems(w)) add(p.message, p.path);
   },
-);
+));

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { BulkheadRejectedError } from '../../lib/errors.js';
 import type { PolicyEvent } from '../../lib/events.js';
 import { KeyedMap } from '../../lib/keyed.js';
-import { checkOptions, fn, intAtLeast, object, positiveMs, withDefault } from '../../lib/options.js';
+import { checkOptions, defineRule, fn, intAtLeast, object, positiveMs, withDefault } from '../../lib/options.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { BulkheadPolicy } from './bulkhead.js';
 import { bulkheadOptions, type BulkheadOptions } from './options.js';
@@ -38,20 +38,20 @@ export interface KeyedBulkheadOptions extends BulkheadOptions {
 }
 
 /** What a hot reload may give: {@link KeyedBulkheadPolicy.reconfigure}. */
-const keyedBulkheadReloadOptions = object({
+const keyedBulkheadReloadOptions = /* @__PURE__ */ defineRule(() => object({
   ...bulkheadOptions.shape,
   maxKeys: withDefault(intAtLeast(1), 10_000),
   idleMs: withDefault(positiveMs, 300_000),
-});
+}));
 
 /** The rules of {@link KeyedBulkheadOptions} (`KeyedBulkheadOptionsSchema` in `breakwater/config` says the same). */
-export const keyedBulkheadOptions = object({
+export const keyedBulkheadOptions = /* @__PURE__ */ defineRule(() => object({
   ...bulkheadOptions.shape,
   name: withDefault(bulkheadOptions.shape.name, 'keyedBulkhead'),
   key: fn<BulkheadKeyOf>('expected a function (ctx) => string'),
   maxKeys: withDefault(intAtLeast(1), 10_000),
   idleMs: withDefault(positiveMs, 300_000),
-});
+}));
 
 /**
  * One bulkhead per key (per tenant, per route), so one tenant's slow calls

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, intAtLeast, name, object, optional, prefault, withDefault } from '../../lib/options.js';
+import { clock, defineRule, intAtLeast, name, object, optional, prefault, withDefault } from '../../lib/options.js';
 import { partitionByRule, partitionsRule, reserveRule, type CriticalityReserve } from '../../lib/shedding.js';
 
 /**
@@ -59,7 +59,7 @@ export interface BulkheadOptions {
 }
 
 /** The rules of {@link BulkheadOptions} (`BulkheadOptionsSchema` in `breakwater/config` says the same). */
-export const bulkheadOptions = object({
+export const bulkheadOptions = /* @__PURE__ */ defineRule(() => object({
   limit: intAtLeast(1),
   queue: withDefault(intAtLeast(0), 0),
   reserve: prefault(reserveRule, {}),
@@ -67,4 +67,4 @@ export const bulkheadOptions = object({
   partitionBy: partitionByRule,
   name: withDefault(name, 'bulkhead'),
   clock: optional(clock),
-});
+}));

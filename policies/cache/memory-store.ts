@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { checkOptions, clock, custom, intAtLeast, object, optional, withDefault, type RuleOutput } from '../../lib/options.js';
+import { checkOptions, clock, custom, defineRule, intAtLeast, object, optional, type RuleOutput, withDefault } from '../../lib/options.js';
 import type { CacheCodec, CacheRecord, CacheStore } from './store.js';
 
 /**
@@ -32,11 +32,11 @@ export interface MemoryCacheStoreOptions {
 export const isCacheCodec = (v: unknown): v is CacheCodec => typeof (v as CacheCodec)?.encode === 'function' && typeof (v as CacheCodec)?.decode === 'function';
 
 /** The rules of {@link MemoryCacheStoreOptions} (`MemoryCacheStoreOptionsSchema` in `breakwater/config` says the same). */
-export const memoryCacheStoreOptions = object({
+export const memoryCacheStoreOptions = /* @__PURE__ */ defineRule(() => object({
   maxEntries: withDefault(intAtLeast(1), 1_000),
   codec: optional(custom<CacheCodec>(isCacheCodec, 'expected a codec (encode, decode)')),
   clock: optional(clock),
-});
+}));
 
 
 interface Slot {

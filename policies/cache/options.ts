@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, custom, fn, name, nonNegativeMs, object, optional, positiveMs, predicate, withDefault } from '../../lib/options.js';
+import { clock, custom, defineRule, fn, name, nonNegativeMs, object, optional, positiveMs, predicate, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import type { CacheStore } from './store.js';
 
@@ -58,7 +58,7 @@ export interface CacheOptions {
 }
 
 /** The rules of {@link CacheOptions} (`CacheOptionsSchema` in `breakwater/config` says the same). */
-export const cacheOptions = object(
+export const cacheOptions = /* @__PURE__ */ defineRule(() => object(
   {
     ttlMs: positiveMs,
     staleWhileRevalidateMs: withDefault(nonNegativeMs, 0),
@@ -73,4 +73,4 @@ export const cacheOptions = object(
   (o, add) => {
     if (!(o.retainMs >= o.ttlMs + o.staleWhileRevalidateMs)) add('retainMs must be >= ttlMs + staleWhileRevalidateMs', ['retainMs']);
   },
-);
+));

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { anything, boolean, clock, either, fn, name, nonNegativeMs, object, optional, random, ratio, withDefault } from '../../lib/options.js';
+import { anything, boolean, clock, defineRule, either, fn, name, nonNegativeMs, object, optional, random, ratio, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /** What an injected fault throws: a value, or `(ctx) => value` made fresh per call. */
@@ -62,7 +62,7 @@ export interface ChaosOptions<T = never> {
 }
 
 /** The rules of {@link ChaosOptions} (`ChaosOptionsSchema` in `breakwater/config` says the same). */
-export const chaosOptions = object(
+export const chaosOptions = /* @__PURE__ */ defineRule(() => object(
   {
     fault: anything,
     latency: optional(either(nonNegativeMs, fn<(ctx: ExecutionContext) => number>())),
@@ -79,4 +79,4 @@ export const chaosOptions = object(
   (o, add) => {
     if (o.fault !== undefined && o.result !== undefined) add('fault and result are exclusive (pipe two chaos policies to have both)', ['result']);
   },
-);
+));

@@ -1,34 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import {
-  atLeast,
-  atMost,
-  above,
-  bool,
-  clock,
-  discriminated,
-  fn,
-  integer,
-  intAtLeast,
-  name,
-  nonNegativeMs,
-  nullable,
-  number,
-  numberAtLeast,
-  object,
-  oneOf,
-  optional,
-  positiveMs,
-  random,
-  refined,
-  withDefault,
-  Findings,
-  array,
-  custom,
-  type PathPart,
-  type Rule,
-  type RuleOutput,
-  whenValid,
-} from '../../lib/options.js';
+import { above, array, atLeast, atMost, bool, clock, custom, defineRule, discriminated, Findings, fn, intAtLeast, integer, name, nonNegativeMs, nullable, number, numberAtLeast, object, oneOf, optional, type PathPart, positiveMs, random, refined, type Rule, type RuleOutput, whenValid, withDefault } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
 import type { CountWindowSnapshot } from './count-window.js';
@@ -91,7 +62,7 @@ export function countSnapshotProblems(c: { size: number; outcomes: readonly numb
 
 const OUTCOME = 'expected an integer in [0, 3]';
 /** The rules of {@link CountWindowSnapshot}. */
-export const countWindowSnapshotRule = object(
+export const countWindowSnapshotRule = /* @__PURE__ */ defineRule(() => object(
   {
     size: intAtLeast(1),
     outcomes: array(integer(OUTCOME, atLeast(0, OUTCOME), atMost(3, OUTCOME))),
@@ -99,10 +70,10 @@ export const countWindowSnapshotRule = object(
   (c, add) => {
     for (const p of countSnapshotProblems(c)) add(p.message, p.path);
   },
-);
+));
 
 /** The rules of {@link CircuitBreakerSnapshot}. */
-export const circuitBreakerSnapshot = object(
+export const circuitBreakerSnapshot = /* @__PURE__ */ defineRule(() => object(
   {
     kind: oneOf(['circuit']),
     state: oneOf(['closed', 'open', 'half-open'], "expected 'closed', 'open' or 'half-open'"),
@@ -121,7 +92,7 @@ export const circuitBreakerSnapshot = object(
   (s, add) => {
     if (s.retryAt === null && !s.isolated) add('may be null only when isolated', ['retryAt']);
   },
-);
+));
 
 /** The options every {@link circuitBreaker} trip rule shares. */
 export interface CircuitBreakerCommonOptions {
@@ -243,7 +214,7 @@ export function isOpenBackoff(value: unknown): value is OpenBackoff {
 /** The message of a bad `openMs`. */
 export const OPEN_MS = 'expected a number of milliseconds > 0, a backoff (constant, linear, exponential) or a function (openings, stats) => ms';
 
-const growing = custom<OpenBackoff | OpenMsFunction>((v) => typeof v === 'function' || isOpenBackoff(v), OPEN_MS);
+const growing = /* @__PURE__ */ defineRule(() => custom<OpenBackoff | OpenMsFunction>((v) => typeof v === 'function' || isOpenBackoff(v), OPEN_MS));
 /** `openMs`: a finite number of milliseconds > 0 (its range in the words of `positiveMs`, as zod's union reports it), a backoff or a function. */
 const openMsRule: Rule<number | OpenBackoff | OpenMsFunction> = (value, path, found) =>
   typeof value === 'number' && Number.isFinite(value) ? positiveMs(value, path, found) : growing(value, path, found);
@@ -391,7 +362,7 @@ export interface CircuitBreakerStrategyOption<T extends CircuitBreakerStrategy> 
  */
 export type CircuitBreakerOptions = (CircuitBreakerTripOptions & { strategy?: never }) | (CircuitBreakerStrategyOptions & { trip?: never });
 
-const common = {
+const common = /* @__PURE__ */ defineRule(() => ({
   minRequests: withDefault(intAtLeast(0), 20),
   windowMs: withDefault(positiveMs, 10_000),
   buckets: withDefault(intAtLeast(1), 10),
@@ -406,12 +377,12 @@ const common = {
   initialState: optional(circuitBreakerSnapshot),
   name: withDefault(name, 'circuitBreaker'),
   clock: optional(clock),
-};
+}));
 
 const weight = (d: number) => withDefault(numberAtLeast(0), d);
 
 /** The rules of {@link CircuitBreakerStrategyOptions}: `CircuitBreakerOptionsSchema` in `breakwater/config` says the same. */
-const strategyOptions = refined(
+const strategyOptions = /* @__PURE__ */ defineRule(() => refined(
   discriminated('strategy', {
     slowCallRatio: object({ strategy: oneOf(['slowCallRatio']), threshold: withDefault(ratioRule, 0.5), slowCallMs: withDefault(nonNegativeMs, 1_000), ...common }),
     errorRatio: object({ strategy: oneOf(['errorRatio']), threshold: withDefault(ratioRule, 0.5), ...common }),
@@ -429,7 +400,7 @@ const strategyOptions = refined(
   whenValid((o, add) => {
     for (const p of [...bucketProblems(o), ...snapshotGridProblems(o), ...countWindowProblems(o)]) add(p.message, p.path);
   }),
-);
+));
 
 /** {@link CircuitBreakerOptions} with defaults applied, the trip rule under `strategy` (as config data has it). */
 export type ResolvedCircuitBreakerOptions = RuleOutput<typeof strategyOptions>;

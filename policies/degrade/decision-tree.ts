@@ -1,5 +1,5 @@
 import { isObservable, type Observable, type Subscription } from 'rxjs';
-import { checkOptions, numberAtLeast, object, ratio, withDefault } from '../../lib/options.js';
+import { checkOptions, defineRule, numberAtLeast, object, ratio, withDefault } from '../../lib/options.js';
 import { DEGRADE_THRESHOLDS, degradeDecision, type DegradeDecision, type DegradeSignals, type DegradeThresholds } from '../../lib/sla.js';
 
 /**
@@ -37,10 +37,10 @@ export interface DecisionTreeOptions {
   healthyMin?: number | undefined;
 }
 
-const rate = numberAtLeast(0);
+const rate = /* @__PURE__ */ numberAtLeast(0);
 
 /** The rules of {@link DecisionTreeOptions} (`DecisionTreeOptionsSchema` in `breakwater/config` says the same). */
-export const decisionTreeOptions = object(
+export const decisionTreeOptions = /* @__PURE__ */ defineRule(() => object(
   {
     qpsHigh: withDefault(rate, DEGRADE_THRESHOLDS.qpsHigh),
     qpsMid: withDefault(rate, DEGRADE_THRESHOLDS.qpsMid),
@@ -51,7 +51,7 @@ export const decisionTreeOptions = object(
   (t, add) => {
     if (!(t.qpsHigh >= t.qpsMid)) add('qpsHigh must be >= qpsMid', ['qpsHigh']);
   },
-);
+));
 
 
 /**

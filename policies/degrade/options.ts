@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, custom, fn, name, object, optional, positiveMs, record, withDefault } from '../../lib/options.js';
+import { clock, custom, defineRule, fn, name, object, optional, positiveMs, record, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { DecisionTree } from './decision-tree.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
@@ -54,11 +54,11 @@ export interface DegradeOptions<F> {
 }
 
 /** The rules of {@link DegradeOptions} (`DegradeOptionsSchema` in `breakwater/config` says the same). */
-export const degradeOptions = object({
+export const degradeOptions = /* @__PURE__ */ defineRule(() => object({
   when: custom<DecisionTree | DegradePredicate>((v) => v instanceof DecisionTree || typeof v === 'function', 'expected decisionTree(...) or a predicate (signals) => boolean'),
   signals: withDefault(record(custom<SignalSource>(isSignalSource, 'expected a number, a function, { value() } or an Observable<number>')), {}),
   to: fn<DegradeHandler<unknown>>('expected a handler function (info, ctx) => value'),
   rateWindowMs: withDefault(positiveMs, 10_000),
   name: withDefault(name, 'degrade'),
   clock: optional(clock),
-});
+}));

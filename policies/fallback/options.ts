@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, fn, name, object, optional, predicate } from '../../lib/options.js';
+import { clock, defineRule, fn, name, object, optional, predicate } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /**
@@ -39,12 +39,12 @@ export interface FallbackOptions {
 }
 
 /** The rules of {@link FallbackOptions} (`FallbackOptionsSchema` in `breakwater/config` says the same). */
-export const fallbackOptions = object({
+export const fallbackOptions = /* @__PURE__ */ defineRule(() => object({
   handle: optional(predicate),
   handleResult: optional(predicate),
   name: optional(name),
   clock: optional(clock),
-});
+}));
 
 /** A handler given where a function was expected is a `ConfigError`; this checks it. */
-export const handlerRule = fn<FallbackHandler<unknown>>('expected a fallback handler function (error, ctx) => value');
+export const handlerRule = /* @__PURE__ */ defineRule(() => fn<FallbackHandler<unknown>>('expected a fallback handler function (error, ctx) => value'));

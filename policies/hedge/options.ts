@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, custom, fn, intAtLeast, name, object, optional, predicate, withDefault } from '../../lib/options.js';
+import { clock, custom, defineRule, fn, intAtLeast, name, object, optional, predicate, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /** Milliseconds to wait before the hedge numbered `attempt` (2 for the first hedge); `Infinity`: only after a failure. */
@@ -54,7 +54,7 @@ export interface HedgeOptions {
 }
 
 /** The rules of {@link HedgeOptions} (`HedgeOptionsSchema` in `breakwater/config` says the same). */
-export const hedgeOptions = object(
+export const hedgeOptions = /* @__PURE__ */ defineRule(() => object(
   {
     // Infinity is allowed here: it means "hedge only after a failure".
     delayMs: optional(custom<number>((n) => typeof n === 'number' && n >= 0, 'expected a number of milliseconds >= 0 (Infinity: hedge only after a failure)')),
@@ -68,4 +68,4 @@ export const hedgeOptions = object(
   (o, add) => {
     if (o.delayMs !== undefined && o.delay !== undefined) add('give delayMs or delay, not both', ['delay']);
   },
-);
+));

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { checkOptions, clock, object, optional } from '../../lib/options.js';
+import { checkOptions, clock, defineRule, object, optional } from '../../lib/options.js';
 import type { ClaimResult, IdempotencyStore } from './store.js';
 
 interface MemoryRecord {
@@ -102,7 +102,7 @@ export interface MemoryStoreOptions {
 }
 
 /** The rules of {@link MemoryStoreOptions} (`MemoryStoreOptionsSchema` in `breakwater/config` says the same). */
-export const memoryStoreOptions = object({ clock: optional(clock) });
+export const memoryStoreOptions = /* @__PURE__ */ defineRule(() => object({ clock: optional(clock) }));
 
 /**
  * Makes a {@link MemoryStore}, the default store of `idempotent`.

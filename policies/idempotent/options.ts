@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { bool, clock, custom, fn, name, object, oneOf, optional, positiveMs, predicate, withDefault } from '../../lib/options.js';
+import { bool, clock, custom, defineRule, fn, name, object, oneOf, optional, positiveMs, predicate, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { isIdempotencyCodec, type IdempotencyCodec } from './codec.js';
 import { isIdempotencyStore, type IdempotencyStore } from './store.js';
@@ -82,7 +82,7 @@ export interface IdempotentOptions {
 }
 
 /** The rules of {@link IdempotentOptions} (`IdempotentOptionsSchema` in `breakwater/config` says the same). */
-export const idempotentOptions = object({
+export const idempotentOptions = /* @__PURE__ */ defineRule(() => object({
   store: optional(custom<IdempotencyStore>(isIdempotencyStore, 'expected an IdempotencyStore (claim, complete, completeNotStorable, release)')),
   key: optional(fn<(ctx: ExecutionContext) => string | undefined>()),
   ttlMs: withDefault(positiveMs, 86_400_000),
@@ -96,4 +96,4 @@ export const idempotentOptions = object({
   handleResult: optional(predicate),
   name: withDefault(name, 'idempotent'),
   clock: optional(clock),
-});
+}));

@@ -10,7 +10,7 @@ import { processCpu, toSignal, type Signal } from '../../lib/signals.js';
 import { criticalityOf } from '../../lib/criticality.js';
 import { refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
 
-const NO_META: Readonly<Record<string, string>> = Object.freeze({});
+const NO_META: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({});
 
 const FLYING_BETA = 0.9; // go-zero: moving average of calls in flight
 const DEFAULT_MIN_RT_MS = 1_000; // go-zero: min response time before any call passed

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { above, below, clock, custom, intAtLeast, name, number, object, optional, positiveMs, prefault, withDefault } from '../../lib/options.js';
+import { above, below, clock, custom, defineRule, intAtLeast, name, number, object, optional, positiveMs, prefault, withDefault } from '../../lib/options.js';
 import { reserveRule, type CriticalityReserve } from '../../lib/shedding.js';
 import { isSignalSource, type SignalSource } from '../../lib/signals.js';
 
@@ -62,7 +62,7 @@ export interface LoadShedderOptions {
 const OPEN_RATIO = 'expected a number in (0, 1)';
 
 /** The rules of {@link LoadShedderOptions} (`LoadShedderOptionsSchema` in `breakwater/config` says the same). */
-export const loadShedderOptions = object({
+export const loadShedderOptions = /* @__PURE__ */ defineRule(() => object({
   cpuThreshold: withDefault(number(OPEN_RATIO, above(0, OPEN_RATIO), below(1, OPEN_RATIO)), 0.9),
   cpu: optional(custom<SignalSource>(isSignalSource, 'expected a number, a function, { value() } or an Observable<number>')),
   windowMs: withDefault(positiveMs, 5_000),
@@ -71,4 +71,4 @@ export const loadShedderOptions = object({
   reserve: prefault(reserveRule, {}),
   name: withDefault(name, 'loadShedder'),
   clock: optional(clock),
-});
+}));

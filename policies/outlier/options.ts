@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { array, atLeast, atMost, clock, intAtLeast, name, nonEmptyString, number, object, optional, positiveMs, predicate, refined, withDefault } from '../../lib/options.js';
+import { array, atLeast, atMost, clock, defineRule, intAtLeast, name, nonEmptyString, number, object, optional, positiveMs, predicate, refined, withDefault } from '../../lib/options.js';
 
 /**
  * Options of {@link outlierDetection}. The defaults are Envoy's: 5 consecutive
@@ -72,17 +72,17 @@ const PERCENT = 'expected a number from 0 to 100';
 const HOST = 'expected a host name (a non-empty string)';
 
 /** The rule of a pool: host names, at least one, each once. */
-export const hostsRule = refined(array(nonEmptyString(HOST)), (hosts, add) => {
+export const hostsRule = /* @__PURE__ */ defineRule(() => refined(array(nonEmptyString(HOST)), (hosts, add) => {
   if (hosts.length === 0) add('expected at least one host');
   const seen = new Set<string>();
   hosts.forEach((h, i) => {
     if (seen.has(h)) add(`expected each host once (${h} repeats)`, [i]);
     seen.add(h);
   });
-});
+}));
 
 /** The rules of {@link OutlierDetectionOptions} (`OutlierDetectionOptionsSchema` in `breakwater/config` says the same). */
-export const outlierDetectionOptions = object({
+export const outlierDetectionOptions = /* @__PURE__ */ defineRule(() => object({
   hosts: hostsRule,
   consecutiveFailures: withDefault(intAtLeast(1), 5),
   baseEjectionMs: withDefault(positiveMs, 30_000),
@@ -94,4 +94,4 @@ export const outlierDetectionOptions = object({
   handleResult: optional(predicate),
   name: withDefault(name, 'outlierDetection'),
   clock: optional(clock),
-});
+}));

@@ -1,6 +1,6 @@
 import { ConfigError } from '../../lib/errors.js';
 import { KeyedMap } from '../../lib/keyed.js';
-import { checkOptions, custom, either, fn, intAtLeast, object, positiveMs, withDefault } from '../../lib/options.js';
+import { checkOptions, custom, defineRule, either, fn, intAtLeast, object, positiveMs, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import type { LimiterHost, RateAlgorithm } from './algorithm.js';
 import { algorithmFromData } from './from-data.js';
@@ -43,20 +43,20 @@ export interface KeyedRateOptions {
 const ALGORITHM = "expected a rate algorithm as data ({ kind: 'tokenBucket' | 'leakyBucket' | 'slidingWindow', ... }) or a function (key) => RateAlgorithm";
 
 /** The rules of {@link KeyedRateOptions} (`KeyedRateOptionsSchema` in `breakwater/config` says the same). */
-export const keyedRateOptions = object({
+export const keyedRateOptions = /* @__PURE__ */ defineRule(() => object({
   key: fn<RateKeyOf>('expected a function (ctx) => string'),
   algorithm: either(rateAlgorithmConfig, custom<(key: string) => RateAlgorithm>((v) => typeof v === 'function', ALGORITHM)),
   maxKeys: withDefault(intAtLeast(1), 10_000),
   idleMs: withDefault(positiveMs, 300_000),
-});
+}));
 
 /** What a refused new key waits, when every key held still holds something. */
 /** What a hot reload may give: {@link KeyedRateAlgorithm.reconfigure}. */
-const keyedRateReloadOptions = object({
+const keyedRateReloadOptions = /* @__PURE__ */ defineRule(() => object({
   algorithm: rateAlgorithmConfig,
   maxKeys: withDefault(intAtLeast(1), 10_000),
   idleMs: withDefault(positiveMs, 300_000),
-});
+}));
 
 const FULL_RETRY_MS = 1_000;
 

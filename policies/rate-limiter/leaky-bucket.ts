@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../../lib/clock.js';
 import { toContext, type AbortListener, type Scope } from '../../lib/context.js';
-import { checkOptions, object, optional } from '../../lib/options.js';
+import { checkOptions, defineRule, object, optional } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { WaitQueue, type QueueNode } from '../../lib/wait-queue.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
@@ -24,10 +24,10 @@ export interface LeakyBucketOptions {
 }
 
 /** The rules of {@link LeakyBucketOptions}, key by key. */
-export const leakyBucketShape = { rate: perSecond, capacity: optional(nonNegativeInt) };
+export const leakyBucketShape = /* @__PURE__ */ defineRule(() => ({ rate: perSecond, capacity: optional(nonNegativeInt) }));
 
 /** The rules of {@link LeakyBucketOptions} (`LeakyBucketOptionsSchema` in `breakwater/config` says the same). */
-export const leakyBucketOptions = object(leakyBucketShape);
+export const leakyBucketOptions = /* @__PURE__ */ object(leakyBucketShape);
 
 
 

@@ -1,13 +1,13 @@
-import { atLeast, atMost, above, integer, intAtLeast, number, type Rule } from '../../lib/options.js';
+import { above, atLeast, atMost, defineRule, intAtLeast, integer, number, type Rule } from '../../lib/options.js';
 
 /** A finite rate per second greater than zero. */
-export const perSecond: Rule<number> = number('expected a number per second', above(0, 'expected a number greater than 0'));
+export const perSecond: Rule<number> = /* @__PURE__ */ defineRule(() => number('expected a number per second', above(0, 'expected a number greater than 0')));
 
 /** An integer >= 1. */
-export const positiveInt: Rule<number> = intAtLeast(1);
+export const positiveInt: Rule<number> = /* @__PURE__ */ intAtLeast(1);
 
 /** An integer >= 0. */
-export const nonNegativeInt: Rule<number> = intAtLeast(0);
+export const nonNegativeInt: Rule<number> = /* @__PURE__ */ intAtLeast(0);
 
 /** An integer in [`min`, `max`]. */
 export function intInRange(min: number, max: number): Rule<number> {

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, custom, discriminated, either, name, object, oneOf, optional, prefault, withDefault } from '../../lib/options.js';
+import { clock, custom, defineRule, discriminated, either, name, object, oneOf, optional, prefault, withDefault } from '../../lib/options.js';
 import { reserveRule, type CriticalityReserve } from '../../lib/shedding.js';
 import { isRateAlgorithm, type RateAlgorithm } from './algorithm.js';
 import { leakyBucketShape, type LeakyBucketOptions } from './leaky-bucket.js';
@@ -38,7 +38,7 @@ export interface SlidingWindowConfig extends SlidingWindowOptions {
 }
 
 /** The rules of {@link RateAlgorithmConfig} (`RateAlgorithmConfigSchema` in `breakwater/config` says the same). */
-export const rateAlgorithmConfig = discriminated(
+export const rateAlgorithmConfig = /* @__PURE__ */ defineRule(() => discriminated(
   'kind',
   {
     tokenBucket: object({ ...tokenBucketShape, kind: oneOf(['tokenBucket']) }),
@@ -46,7 +46,7 @@ export const rateAlgorithmConfig = discriminated(
     slidingWindow: object({ ...slidingWindowShape, kind: oneOf(['slidingWindow']) }),
   },
   ALGORITHM_EXPECTED,
-);
+));
 
 /**
  * Options of {@link rateLimiter}.
@@ -87,9 +87,9 @@ export interface RateLimiterOptions {
 }
 
 /** The rules of {@link RateLimiterOptions} (`RateLimiterOptionsSchema` in `breakwater/config` says the same). */
-export const rateLimiterOptions = object({
+export const rateLimiterOptions = /* @__PURE__ */ defineRule(() => object({
   algorithm: either(rateAlgorithmConfig, custom<RateAlgorithm>(isRateAlgorithm, ALGORITHM_EXPECTED)),
   reserve: prefault(reserveRule, {}),
   name: withDefault(name, 'rateLimiter'),
   clock: optional(clock),
-});
+}));

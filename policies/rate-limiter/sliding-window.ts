@@ -1,5 +1,5 @@
 import { ConfigError } from '../../lib/errors.js';
-import { checkOptions, object, positiveMs, withDefault } from '../../lib/options.js';
+import { checkOptions, defineRule, object, positiveMs, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
 import { intInRange } from './numbers.js';
@@ -33,14 +33,14 @@ export interface SlidingWindowOptions {
 }
 
 /** The rules of {@link SlidingWindowOptions}, key by key. */
-export const slidingWindowShape = {
+export const slidingWindowShape = /* @__PURE__ */ defineRule(() => ({
   limit: intInRange(1, Number.MAX_SAFE_INTEGER),
   windowMs: positiveMs,
   buckets: withDefault(intInRange(1, MAX_BUCKETS), 100),
-};
+}));
 
 /** The rules of {@link SlidingWindowOptions} (`SlidingWindowOptionsSchema` in `breakwater/config` says the same). */
-export const slidingWindowOptions = object(slidingWindowShape);
+export const slidingWindowOptions = /* @__PURE__ */ object(slidingWindowShape);
 
 
 

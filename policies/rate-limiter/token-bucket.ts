@@ -1,4 +1,4 @@
-import { checkOptions, object, optional } from '../../lib/options.js';
+import { checkOptions, defineRule, object, optional } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { EPSILON, retryAfter, type RateAlgorithm } from './algorithm.js';
 import { perSecond, positiveInt } from './numbers.js';
@@ -21,10 +21,10 @@ export interface TokenBucketOptions {
 }
 
 /** The rules of {@link TokenBucketOptions}, key by key. */
-export const tokenBucketShape = { rate: perSecond, burst: optional(positiveInt) };
+export const tokenBucketShape = /* @__PURE__ */ defineRule(() => ({ rate: perSecond, burst: optional(positiveInt) }));
 
 /** The rules of {@link TokenBucketOptions} (`TokenBucketOptionsSchema` in `breakwater/config` says the same). */
-export const tokenBucketOptions = object(tokenBucketShape);
+export const tokenBucketOptions = /* @__PURE__ */ object(tokenBucketShape);
 
 
 

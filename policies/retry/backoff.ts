@@ -1,4 +1,4 @@
-import { checkOptions, nonNegativeMs, numberAtLeast, object, oneOf, positiveMs, withDefault, type RuleOutput } from '../../lib/options.js';
+import { checkOptions, defineRule, nonNegativeMs, numberAtLeast, object, oneOf, positiveMs, type RuleOutput, withDefault } from '../../lib/options.js';
 
 /** How retry spreads the delays of simultaneous callers. See {@link exponential}. */
 export type Jitter = 'none' | 'full' | 'equal' | 'decorrelated' | 'proportional';
@@ -72,7 +72,7 @@ export interface ExponentialOptions {
 export const maxAtLeastInitial = (o: { initial: number; max: number }): boolean => o.max >= o.initial;
 
 /** The rules of {@link ExponentialOptions}. */
-export const exponentialOptions = object(
+export const exponentialOptions = /* @__PURE__ */ defineRule(() => object(
   {
     initial: withDefault(positiveMs, 100),
     multiplier: withDefault(numberAtLeast(1), 2),
@@ -82,7 +82,7 @@ export const exponentialOptions = object(
   (o, add) => {
     if (!maxAtLeastInitial(o)) add('max must be >= initial', ['max']);
   },
-);
+));
 
 
 
@@ -126,7 +126,7 @@ export function constant(ms: number): Backoff {
   return new ConstantBackoff(checkOptions(nonNegativeMs, ms, 'constant'));
 }
 
-const linearOptions = object({ ms: nonNegativeMs, step: nonNegativeMs });
+const linearOptions = /* @__PURE__ */ object({ ms: nonNegativeMs, step: nonNegativeMs });
 
 /**
  * `ms` before the first retry, `step` more before each next one.

@@ -1,6 +1,6 @@
 import { RollingHistogram } from '../../lib/histogram.js';
 import { RollingWindow } from '../../lib/window.js';
-import { checkOptions, intAtLeast, numberAtLeast, object, positiveMs, ratio, withDefault, type RuleOutput } from '../../lib/options.js';
+import { checkOptions, defineRule, intAtLeast, numberAtLeast, object, positiveMs, ratio, type RuleOutput, withDefault } from '../../lib/options.js';
 import { sloRetryBudget } from '../../lib/sla.js';
 
 /**
@@ -51,11 +51,11 @@ export interface TokenBudgetOptions {
 }
 
 /** The rules of {@link TokenBudgetOptions}. */
-export const tokenBudgetOptions = object({
+export const tokenBudgetOptions = /* @__PURE__ */ defineRule(() => object({
   ratio: withDefault(ratio, 0.1),
   minPerSecond: withDefault(numberAtLeast(0), 10),
   windowMs: withDefault(positiveMs, 10_000),
-});
+}));
 
 const SLICES = 10;
 
@@ -133,12 +133,12 @@ export interface SloBudgetOptions {
 }
 
 /** The rules of {@link SloBudgetOptions}. */
-export const sloBudgetOptions = object({
+export const sloBudgetOptions = /* @__PURE__ */ defineRule(() => object({
   sloWindowMs: withDefault(positiveMs, 60_000),
   fraction: withDefault(ratio, 0.1),
   maxRetries: withDefault(intAtLeast(0), 3),
   latencyWindowMs: withDefault(positiveMs, 300_000),
-});
+}));
 
 class SloBudget implements RetryBudget {
   private readonly latency: RollingHistogram;

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, custom, intAtLeast, name, nonNegativeMs, object, optional, predicate, random, withDefault } from '../../lib/options.js';
+import { clock, custom, defineRule, intAtLeast, name, nonNegativeMs, object, optional, predicate, random, withDefault } from '../../lib/options.js';
 import { isBackoff, type Backoff, type BackoffFunction } from './backoff.js';
 import { isRetryBudget, type RetryBudget } from './budget.js';
 
@@ -66,7 +66,7 @@ export interface RetryOptions {
 }
 
 /** The rules of {@link RetryOptions} (`RetryOptionsSchema` in `breakwater/config` says the same). */
-export const retryOptions = object({
+export const retryOptions = /* @__PURE__ */ defineRule(() => object({
   maxAttempts: withDefault(intAtLeast(1), 3),
   backoff: optional(
     custom<Backoff | BackoffFunction>(
@@ -81,4 +81,4 @@ export const retryOptions = object({
   name: withDefault(name, 'retry'),
   clock: optional(clock),
   random: optional(random),
-});
+}));

@@ -16,7 +16,7 @@ import { retryOptions, type RetryOptions } from './options.js';
 
 type RetryOptionsParsed = RuleOutput<typeof retryOptions>;
 
-const reconfigurable = omit(retryOptions, ['clock', 'random', 'name']);
+const reconfigurable = /* @__PURE__ */ omit(retryOptions, ['clock', 'random', 'name']);
 
 // How an attempt ended: 0 success, 1 a failure to retry, 2 a failure not to retry.
 type AttemptEnd = 0 | 1 | 2;
@@ -25,7 +25,7 @@ type AttemptEnd = 0 | 1 | 2;
 const LONGEST_TIMER_MS = 2_147_483_647;
 
 /** Marks a retry loop whose first attempt has not run yet. */
-const NOT_TRIED: unique symbol = Symbol('notTried');
+const NOT_TRIED: unique symbol = /* @__PURE__ */ Symbol('notTried');
 
 /**
  * Tries a call again when it fails: `maxAttempts` tries in all, with backoff

@@ -1,21 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import {
-  bool,
-  clock,
-  name,
-  nonNegativeMs,
-  nullable,
-  number,
-  numberAtLeast,
-  object,
-  oneOf,
-  optional,
-  positiveMs,
-  random,
-  withDefault,
-  type RuleOutput,
-  whenValid,
-} from '../../lib/options.js';
+import { bool, clock, defineRule, name, nonNegativeMs, nullable, number, numberAtLeast, object, oneOf, optional, positiveMs, random, type RuleOutput, whenValid, withDefault } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
 import { bucketProblems, finite, handleResultRule, handleRule, intRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
 
@@ -37,13 +21,13 @@ export interface SreBreakerSnapshot {
 }
 
 /** The rules of {@link SreBreakerSnapshot}. */
-export const sreBreakerSnapshot = object({
+export const sreBreakerSnapshot = /* @__PURE__ */ defineRule(() => object({
   kind: oneOf(['sre']),
   open: bool('expected a boolean'),
   isolated: bool('expected a boolean'),
   lastPass: nullable(number('expected a finite clock time or null')),
   window: windowSnapshotRule,
-});
+}));
 
 /**
  * Options of {@link sreBreaker}: all optional, go-zero's defaults (`core/breaker/googlebreaker.go`).
@@ -123,7 +107,7 @@ export function sreProblems(o: { windowMs: number; buckets: number; k: number; m
 }
 
 /** The rules of {@link SreBreakerOptions} (`SreBreakerOptionsSchema` in `breakwater/config` says the same). */
-export const sreBreakerOptions = object(
+export const sreBreakerOptions = /* @__PURE__ */ defineRule(() => object(
   {
     windowMs: withDefault(positiveMs, 10_000),
     buckets: withDefault(intRule(1), 40),
@@ -141,7 +125,7 @@ export const sreBreakerOptions = object(
   whenValid((o, add) => {
     for (const p of sreProblems(o)) add(p.message, p.path);
   }),
-);
+));
 
 /** {@link SreBreakerOptions} with defaults applied. */
 export type ResolvedSreBreakerOptions = RuleOutput<typeof sreBreakerOptions>;

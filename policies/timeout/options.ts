@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { clock, name, object, oneOf, optional, positiveMs, withDefault } from '../../lib/options.js';
+import { clock, defineRule, name, object, oneOf, optional, positiveMs, withDefault } from '../../lib/options.js';
 
 /**
  * What {@link timeout} accepts besides a plain number of milliseconds.
@@ -30,9 +30,9 @@ export interface TimeoutOptions {
 }
 
 /** The rules of {@link TimeoutOptions} (`TimeoutOptionsSchema` in `breakwater/config` says the same). */
-export const timeoutOptions = object({
+export const timeoutOptions = /* @__PURE__ */ defineRule(() => object({
   ms: positiveMs,
   mode: withDefault(oneOf(['aggressive', 'cooperative']), 'aggressive'),
   name: withDefault(name, 'timeout'),
   clock: optional(clock),
-});
+}));

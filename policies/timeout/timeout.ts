@@ -8,7 +8,7 @@ import { RUN, type Chain, type ExecuteOptions, type ExecutionContext, type Opera
 import { offer, runSteps, withdraw, type Settling, type Step } from '../../lib/settle.js';
 import { timeoutOptions, type TimeoutOptions } from './options.js';
 
-const reconfigurable = omit(timeoutOptions, ['clock', 'name']);
+const reconfigurable = /* @__PURE__ */ omit(timeoutOptions, ['clock', 'name']);
 
 /**
  * Bounds how long a call may take and propagates the deadline inward: it sets

@@ -15,10 +15,13 @@ const RENAMED = {
   Permit: 'BreakerPermit',
 } as const;
 
-/** The declarations in the built ESM `.d.ts` files, joined (tsup may put a declaration in a shared chunk). */
+/**
+ * The built declarations, joined (tsup may put a declaration in a shared chunk): the `.d.cts` files, which the
+ * ESM entries' `.d.ts` re-export (scripts/dts-once.mjs), so both conditions read these.
+ */
 function builtDeclarations(): string {
   return readdirSync(dist)
-    .filter((f) => f.endsWith('.d.ts'))
+    .filter((f) => f.endsWith('.d.cts'))
     .map((f) => readFileSync(dist + f, 'utf8'))
     .join('\n');
 }
@@ -47,7 +50,7 @@ describe('deprecated aliases of renamed classes', () => {
     expect(new root.Permit({ complete() {}, endIsolation() {} }, 0, 0)).toBeInstanceOf(root.BreakerPermit);
   });
 
-  it('marks each alias @deprecated, as a value and as a type, in the built .d.ts', () => {
+  it('marks each alias @deprecated, as a value and as a type, in the built declarations', () => {
     const dts = builtDeclarations();
     for (const [old, renamed] of Object.entries(RENAMED)) {
       for (const kind of ['const', 'type']) {

@@ -1,6 +1,6 @@
-import { Subject } from 'rxjs';
+import { BehaviorSubject, Subject, take } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { EventSource, mergeEvents } from '../../lib/events.js';
+import { EventSource, mergeEvents, ValueSource } from '../../lib/events.js';
 
 describe('mergeEvents', () => {
   it('passes every event of every source as it comes, and stops on unsubscribe', () => {
@@ -43,5 +43,39 @@ describe('mergeEvents', () => {
     let completed = false;
     mergeEvents([]).subscribe({ complete: () => (completed = true) });
     expect(completed).toBe(true);
+  });
+});
+
+describe('ValueSource', () => {
+  /** What each of three subscribers (joining at different times, one leaving) sees of `values`, driven through `source`. */
+  function script(source: { value$: { subscribe(f: (v: string) => void): { unsubscribe(): void } }; next(v: string): void }): string[][] {
+    const seen: string[][] = [[], [], []];
+    const first = source.value$.subscribe((v) => seen[0]!.push(v));
+    source.next('open');
+    const second = source.value$.subscribe((v) => seen[1]!.push(v));
+    source.next('half-open');
+    first.unsubscribe();
+    source.next('closed');
+    source.value$.subscribe((v) => seen[2]!.push(v));
+    second.unsubscribe();
+    source.next('open');
+    return seen;
+  }
+
+  it("replays the current value to each new subscriber, then every change, as a BehaviorSubject's asObservable() does", () => {
+    const subject = new BehaviorSubject('closed');
+    const expected = script({ value$: subject.asObservable(), next: (v) => subject.next(v) });
+    const ours = new ValueSource('closed');
+    expect(script(ours)).toEqual(expected);
+    expect(expected).toEqual([['closed', 'open', 'half-open'], ['open', 'half-open', 'closed'], ['closed', 'open']]);
+  });
+
+  it('lets a subscriber that takes only the current value go at once', () => {
+    const source = new ValueSource(1);
+    const seen: number[] = [];
+    source.value$.pipe(take(1)).subscribe((v) => seen.push(v));
+    source.next(2);
+    expect(seen).toEqual([1]);
+    expect((source as unknown as { subscribers: unknown[] }).subscribers).toHaveLength(0);
   });
 });
