@@ -3,6 +3,7 @@ import { rtoMax, type RecoveryMechanics } from '../lib/sla.js';
 import { adaptiveBreakerOptions } from '../policies/adaptive-breaker/options.js';
 import { circuitBreakerOptions } from '../policies/circuit-breaker/options.js';
 import { MODEL, SCENARIOS } from './model.js';
+import type { Model } from './override.js';
 import type { RowName } from './rows.js';
 import type { RunRecord } from './simulate.js';
 
@@ -28,7 +29,7 @@ const circuit = checkOptions(circuitBreakerOptions, { strategy: 'errorRatio' }, 
  * The time within which `k` answers of C in a row come back with probability `q`, outside a backlog: the
  * q-quantile of the sum of `k` exponential service times (an Erlang distribution), found by bisection.
  */
-export function answersMs(k: number, q = 0.9): number {
+export function answersMs(k: number, q = 0.9, serviceMeanMs: number = MODEL.serviceMeanMs): number {
   const cdf = (x: number): number => {
     let term = 1;
     let sum = 1;
@@ -45,7 +46,7 @@ export function answersMs(k: number, q = 0.9): number {
     if (cdf(mid) < q) lo = mid;
     else hi = mid;
   }
-  return hi * MODEL.serviceMeanMs;
+  return hi * serviceMeanMs;
 }
 
 /**
@@ -56,17 +57,21 @@ export function answersMs(k: number, q = 0.9): number {
  *   a ramp that multiplies the admitted share by `rampFactor` per success, closing
  *   at 1: ⌈log(1/probeRatio) / log(rampFactor)⌉ successes in a row, each admitted
  *   after the gap of its share and answered one after the other.
- * A round's answers are taken at their 90th percentile, the bound's confidence.
+ * A round's answers are taken at their 90th percentile, the bound's confidence. `model` is the run's
+ * ({@link MODEL} by default): its offered load spaces the probes, its service time their answers.
  */
-export function familyMechanics(family: BreakerFamily): Pick<RecoveryMechanics, 'openMs' | 'probes' | 'probeRoundMs'> {
+export function familyMechanics(
+  family: BreakerFamily,
+  model: Pick<Model, 'offeredPerSecond' | 'serviceMeanMs'> = MODEL,
+): Pick<RecoveryMechanics, 'openMs' | 'probes' | 'probeRoundMs'> {
   if (family === 'circuit') return { openMs: circuit.openMs as number, // the default: a fixed period
- probes: circuit.probes, probeRoundMs: answersMs(1) };
-  const gapMs = (share: number): number => Math.min(adaptive.forcePassMs, 1_000 / (share * MODEL.offeredPerSecond));
+ probes: circuit.probes, probeRoundMs: answersMs(1, 0.9, model.serviceMeanMs) };
+  const gapMs = (share: number): number => Math.min(adaptive.forcePassMs, 1_000 / (share * model.offeredPerSecond));
   const probes = Math.ceil(Math.log(1 / adaptive.probeRatio) / Math.log(adaptive.rampFactor));
   let rampGapsMs = 0;
   for (let i = 1, share = adaptive.probeRatio * adaptive.rampFactor; i < probes; i++, share *= adaptive.rampFactor) rampGapsMs += gapMs(Math.min(1, share));
   // one round is the whole ramp (it succeeds when all its probes do): a failure anywhere in it reopens the breaker
-  return { openMs: gapMs(adaptive.probeRatio), probes, probeRoundMs: rampGapsMs + answersMs(probes) };
+  return { openMs: gapMs(adaptive.probeRatio), probes, probeRoundMs: rampGapsMs + answersMs(probes, 0.9, model.serviceMeanMs) };
 }
 
 /** C's whole capacity once the fault is over, jobs per second: its drain while a breaker keeps the load away. */
@@ -82,14 +87,16 @@ export const DRAIN_PER_SECOND = CAPACITY_PER_SECOND - MODEL.offeredPerSecond;
  */
 export function rtoInputs(r: RunRecord, family: BreakerFamily): RecoveryMechanics {
   const slowdown = SCENARIOS[r.scenario].slowdown(SCENARIOS[r.scenario].faultEndMs - 1);
+  // the run's model: the constants above are the default model's
+  const capacityPerSecond = (r.model.workers * 1_000) / r.model.serviceMeanMs;
   return {
-    ...familyMechanics(family),
+    ...familyMechanics(family, r.model),
     state: r.atFaultEnd.state,
     openElapsedMs: r.atFaultEnd.openElapsedMs,
     backlog: r.atFaultEnd.backlog,
-    drainPerSecond: DRAIN_PER_SECOND,
-    capacityPerSecond: CAPACITY_PER_SECOND,
-    busyMs: slowdown * MODEL.serviceMeanMs * Math.log(10),
+    drainPerSecond: capacityPerSecond - r.model.offeredPerSecond,
+    capacityPerSecond,
+    busyMs: slowdown * r.model.serviceMeanMs * Math.log(10),
     probeSuccessRate: 1,
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { figuresOf } from '../../lab/figures.js';
+import { MODEL } from '../../lab/model.js';
 import { Outcome, type RunRecord } from '../../lab/simulate.js';
 
 /** A synthetic run of the capacity-drop scenario (fault 30–60 s): one request every 10 ms, real unless `failed(t)`. */
@@ -15,6 +16,7 @@ function record(failed: (t: number) => boolean, row: RunRecord['row'] = 'baselin
     row,
     scenario: 'capacityDrop',
     durationMs,
+    model: MODEL,
     arrival,
     latency: Float64Array.from(arrival, (_, i) => i % 100),
     outcome,
