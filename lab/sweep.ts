@@ -153,3 +153,15 @@ export function sweepFileOf(grid: SweepGrid, rows: readonly RowName[], seeds: re
 export function cellPhases(cell: SweepCell, limitS: number = RECOVERY_LIMIT_S): Phase[] {
   return cell.runs.map((v) => phaseOf({ recoveryS: v[0] ?? null, preFaultReal: v[1] ?? 0 }, limitS));
 }
+
+/**
+ * A cell's mark in the phase diagram: `×` when most seeds were overloaded before the fault; otherwise, over the
+ * other seeds, `·` none metastable, `●` all metastable, `◐` some (the boundary, where the seed decides).
+ */
+export function phaseMark(phases: readonly Phase[]): string {
+  const overloaded = phases.filter((p) => p === 'overloaded').length;
+  if (overloaded * 2 > phases.length) return '×';
+  const rest = phases.filter((p) => p !== 'overloaded');
+  const metastable = rest.filter((p) => p === 'metastable').length;
+  return metastable === 0 ? '·' : metastable === rest.length ? '●' : '◐';
+}

@@ -6,6 +6,7 @@ import {
   cellPhases,
   gridPoints,
   overridesOf,
+  phaseMark,
   phaseOf,
   preFaultReal,
   sweepFileOf,
@@ -73,6 +74,16 @@ describe('phaseOf', () => {
     expect(phaseOf({ recoveryS: 30.1, preFaultReal: 1 })).toBe('metastable');
     expect(phaseOf({ recoveryS: null, preFaultReal: 1 })).toBe('metastable');
     expect(phaseOf({ recoveryS: 12, preFaultReal: 1 }, 10)).toBe('metastable');
+  });
+});
+
+describe('phaseMark', () => {
+  it('marks a cell by its seeds: none, some or all metastable, or overloaded in most', () => {
+    expect(phaseMark(['recovered', 'recovered', 'recovered'])).toBe('·');
+    expect(phaseMark(['recovered', 'metastable', 'recovered'])).toBe('◐');
+    expect(phaseMark(['metastable', 'metastable', 'metastable'])).toBe('●');
+    expect(phaseMark(['metastable', 'overloaded', 'metastable'])).toBe('●');
+    expect(phaseMark(['overloaded', 'overloaded', 'recovered'])).toBe('×');
   });
 });
 
