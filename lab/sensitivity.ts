@@ -54,7 +54,7 @@ export const SENSITIVITIES: readonly Sensitivity[] = Object.freeze([
   },
   {
     id: 'flapPeriod',
-    question: "Does `errorCountTrip` (open 5 s) keep its lead in the flapping fault when C's period is not its open period?",
+    question: "Does `errorCountTrip` (open 5 s) do as well in the flapping fault when C's flap period is not a multiple of its open period?",
     scenarios: ['flapping'],
     rows: ['baseline', 'errorCountTrip'],
     seeds: SEEDS,
