@@ -1,6 +1,7 @@
 import type { Clock } from '../lib/clock.js';
 import type { ExecutionContext } from '../lib/policy.js';
 import { MODEL, type Scenario } from './model.js';
+import type { Model } from './override.js';
 
 /**
  * What C answers on success: fresh plain data per job (so idempotent stores
@@ -69,7 +70,7 @@ class Job {
 
 /**
  * Dependency C: `workers(t)` concurrent workers with exponential service
- * times, a FIFO queue of {@link MODEL.queueLimit}, and no way to tell that a
+ * times, a FIFO queue of {@link MODEL.queueLimit} (or the run's model's), and no way to tell that a
  * caller went away once the request has reached it: an abandoned job is still
  * worked on when its turn comes (wasted work). Latency grows under load
  * through the queue: a job waits for every job ahead of it, wanted or not.
@@ -94,6 +95,7 @@ export class Dependency {
     private readonly scenario: Scenario,
     readonly probe: DependencyProbe,
     private readonly t0: number,
+    private readonly model: Pick<Model, 'queueLimit' | 'serviceMeanMs'> = MODEL,
   ) {
     for (const at of scenario.changesAt) clock.setTimeout(() => this.pump(), at);
   }
@@ -129,7 +131,7 @@ export class Dependency {
     const t = this.clock.now() - this.t0;
     this.probe.onAttempt(t);
     if (this.scenario.down(t)) return this.refuse(DOWN);
-    if (this.queue.length - this.head >= MODEL.queueLimit) return this.refuse(FULL);
+    if (this.queue.length - this.head >= this.model.queueLimit) return this.refuse(FULL);
     const signal = ctx.signal;
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -164,7 +166,7 @@ export class Dependency {
         this.head = 0;
       }
       this.busy++;
-      const ms = -Math.log(1 - this.random()) * MODEL.serviceMeanMs * this.scenario.slowdown(t);
+      const ms = -Math.log(1 - this.random()) * this.model.serviceMeanMs * this.scenario.slowdown(t);
       this.clock.setTimeout(() => this.finish(job), ms);
     }
   }

@@ -3,6 +3,7 @@ import { rtoMax, type RecoveryMechanics } from '../lib/sla.js';
 import { adaptiveBreakerOptions } from '../policies/adaptive-breaker/options.js';
 import { circuitBreakerOptions } from '../policies/circuit-breaker/options.js';
 import { MODEL, SCENARIOS } from './model.js';
+import type { Model } from './override.js';
 import type { RowName } from './rows.js';
 import type { RunRecord } from './simulate.js';
 
@@ -60,7 +61,7 @@ export function sumQuantileMs(meansMs: readonly number[], q = 0.9): number {
  * The time within which `k` answers of C in a row come back with probability `q`, outside a backlog: the
  * q-quantile of the sum of `k` exponential service times (an Erlang distribution), found by bisection.
  */
-export function answersMs(k: number, q = 0.9): number {
+export function answersMs(k: number, q = 0.9, serviceMeanMs: number = MODEL.serviceMeanMs): number {
   const cdf = (x: number): number => {
     let term = 1;
     let sum = 1;
@@ -77,7 +78,7 @@ export function answersMs(k: number, q = 0.9): number {
     if (cdf(mid) < q) lo = mid;
     else hi = mid;
   }
-  return hi * MODEL.serviceMeanMs;
+  return hi * serviceMeanMs;
 }
 
 /**
@@ -99,16 +100,20 @@ export function lastJobMs(workers: number, meanMs: number, q = 0.9): number {
  *   probe's gap is memoryless, whatever time the breaker has already spent open, so it belongs to the round, and
  *   `openMs` is 0. A round is the whole sequence of gaps and answers (it succeeds when all its probes do; a failure
  *   anywhere reopens the breaker).
- * A round is taken at the 90th percentile of its random duration, the bound's confidence.
+ * A round is taken at the 90th percentile of its random duration, the bound's confidence. `model` is the run's
+ * ({@link MODEL} by default): its offered load spaces the probes, its service time their answers.
  */
-export function familyMechanics(family: BreakerFamily): Pick<RecoveryMechanics, 'openMs' | 'probes' | 'probeRoundMs'> {
+export function familyMechanics(
+  family: BreakerFamily,
+  model: Pick<Model, 'offeredPerSecond' | 'serviceMeanMs'> = MODEL,
+): Pick<RecoveryMechanics, 'openMs' | 'probes' | 'probeRoundMs'> {
   if (family === 'circuit') return { openMs: circuit.openMs as number, // the default: a fixed period
- probes: circuit.probes, probeRoundMs: answersMs(1) };
+ probes: circuit.probes, probeRoundMs: answersMs(1, 0.9, model.serviceMeanMs) };
   // the mean gap between admitted calls at a share of the offered load (a forced pass caps it, which only shortens it)
-  const gapMs = (share: number): number => 1_000 / (Math.min(1, share) * MODEL.offeredPerSecond);
+  const gapMs = (share: number): number => 1_000 / (Math.min(1, share) * model.offeredPerSecond);
   const probes = Math.ceil(Math.log(1 / adaptive.probeRatio) / Math.log(adaptive.rampFactor));
   const stages: number[] = [];
-  for (let i = 0, share = adaptive.probeRatio; i < probes; i++, share *= adaptive.rampFactor) stages.push(gapMs(share), MODEL.serviceMeanMs);
+  for (let i = 0, share = adaptive.probeRatio; i < probes; i++, share *= adaptive.rampFactor) stages.push(gapMs(share), model.serviceMeanMs);
   return { openMs: 0, probes, probeRoundMs: sumQuantileMs(stages) };
 }
 
@@ -118,27 +123,31 @@ export const CAPACITY_PER_SECOND = (MODEL.workers * 1_000) / MODEL.serviceMeanMs
 export const DRAIN_PER_SECOND = CAPACITY_PER_SECOND - MODEL.offeredPerSecond;
 
 /** How long a request of A may wait in C's queue and still be answered within its patience: the patience less one service time at 90 %. */
-export const WAIT_BUDGET_MS = MODEL.callerPatienceMs - answersMs(1);
+export function waitBudgetMs(model: Pick<Model, 'callerPatienceMs' | 'serviceMeanMs'> = MODEL): number {
+  return model.callerPatienceMs - answersMs(1, 0.9, model.serviceMeanMs);
+}
 
 /**
  * `rtoMax`'s inputs for a breaker row's run: its family's mechanics, and what the run had when the fault ended
  * (the breakers' state, C's held jobs). Once the fault is over C is healthy, so probes sent after its backlog
  * drained succeed (`probeSuccessRate` 1); the jobs in service then may still take their slowed service time
  * (×50 in the latency scenario): the last of the jobs in C's workers then, at 90 %. With the breakers closed,
- * requests that can wait out the rest of the backlog within A's patience are answered ({@link WAIT_BUDGET_MS}).
+ * requests that can wait out the rest of the backlog within A's patience are answered ({@link waitBudgetMs}).
  */
 export function rtoInputs(r: RunRecord, family: BreakerFamily): RecoveryMechanics {
   const slowdown = SCENARIOS[r.scenario].slowdown(SCENARIOS[r.scenario].faultEndMs - 1);
+  // the run's model: the constants above are the default model's
+  const capacityPerSecond = (r.model.workers * 1_000) / r.model.serviceMeanMs;
   return {
-    ...familyMechanics(family),
+    ...familyMechanics(family, r.model),
     state: r.atFaultEnd.state,
     openElapsedMs: r.atFaultEnd.openElapsedMs,
     backlog: r.atFaultEnd.backlog,
-    drainPerSecond: DRAIN_PER_SECOND,
-    capacityPerSecond: CAPACITY_PER_SECOND,
+    drainPerSecond: capacityPerSecond - r.model.offeredPerSecond,
+    capacityPerSecond,
     // the jobs in service: as many as C holds, at most one per worker
-    busyMs: r.atFaultEnd.backlog === 0 ? 0 : lastJobMs(Math.min(r.atFaultEnd.backlog, SCENARIOS[r.scenario].workers(SCENARIOS[r.scenario].faultEndMs - 1)), slowdown * MODEL.serviceMeanMs),
-    waitBudgetMs: WAIT_BUDGET_MS,
+    busyMs: r.atFaultEnd.backlog === 0 ? 0 : lastJobMs(Math.min(r.atFaultEnd.backlog, SCENARIOS[r.scenario].workers(SCENARIOS[r.scenario].faultEndMs - 1)), slowdown * r.model.serviceMeanMs),
+    waitBudgetMs: waitBudgetMs(r.model),
     probeSuccessRate: 1,
   };
 }

@@ -4,6 +4,7 @@ import { figuresOf, type Figures, type Series } from './figures.js';
 import { MODEL, SCENARIO_NAMES, SCENARIOS, type ScenarioName } from './model.js';
 import { ROW_NAMES, ROWS, type RowName } from './rows.js';
 import type { ClaimResult } from './predicates.js';
+import type { RunOverrides } from './override.js';
 import { seedFileOf, type SeedFile } from './seeds.js';
 import { simulate } from './simulate.js';
 import { estimateOf } from './summary.js';
@@ -59,11 +60,13 @@ export interface Job {
   readonly durationMs: number;
   /** Whether to keep the run's series (for the charts). */
   readonly series: boolean;
+  /** What the run changes of the default model and of its scenario's fault (none by default). */
+  readonly overrides?: RunOverrides;
 }
 
 /** Runs one job in this thread. */
 export async function runJob(job: Job): Promise<RunResult> {
-  const record = await simulate(job.row, job.scenario, job.seed, job.durationMs);
+  const record = await simulate(job.row, job.scenario, job.seed, job.durationMs, undefined, job.overrides);
   const { figures, series } = figuresOf(record);
   return { row: job.row, scenario: job.scenario, seed: job.seed, figures, ...(job.series ? { series } : {}) };
 }
@@ -87,6 +90,22 @@ export async function runLab(options: LabOptions, runner: RunnerOptions = {}): P
   for (const [k, seed] of options.seeds.entries())
     for (const scenario of options.scenarios)
       for (const row of options.rows) if (options.only?.(row, scenario) ?? true) jobs.push({ row, scenario, seed, durationMs: options.durationMs, series: k === 0 });
+  const results = await runJobs(jobs, runner);
+  return {
+    seeds: options.seeds,
+    durationMs: options.durationMs,
+    model: MODEL,
+    scenarios: options.scenarios.map((name) => {
+      const s = SCENARIOS[name];
+      return { name, title: s.title, faultStartMs: s.faultStartMs, faultEndMs: s.faultEndMs };
+    }),
+    rows: options.rows.map((name) => ({ name, breaker: ROWS[name].breaker })),
+    results,
+  };
+}
+
+/** Runs `jobs` on `runner`'s threads; the results come in the jobs' order whatever the threads. */
+export async function runJobs(jobs: readonly Job[], runner: RunnerOptions = {}): Promise<RunResult[]> {
   const results: RunResult[] = new Array(jobs.length);
   let done = 0;
   const finish = (i: number, r: RunResult): void => {
@@ -113,17 +132,7 @@ export async function runLab(options: LabOptions, runner: RunnerOptions = {}): P
       }),
     );
   }
-  return {
-    seeds: options.seeds,
-    durationMs: options.durationMs,
-    model: MODEL,
-    scenarios: options.scenarios.map((name) => {
-      const s = SCENARIOS[name];
-      return { name, title: s.title, faultStartMs: s.faultStartMs, faultEndMs: s.faultEndMs };
-    }),
-    rows: options.rows.map((name) => ({ name, breaker: ROWS[name].breaker })),
-    results,
-  };
+  return results;
 }
 
 function ask(worker: Worker, job: Job): Promise<RunResult> {

@@ -4,7 +4,8 @@ import type { PolicyEvent } from '../lib/events.js';
 import { seededRandom } from '../lib/testing.js';
 import { LabClock } from './clock.js';
 import { Dependency, isFreshAnswer, type DependencyProbe } from './dependency.js';
-import { MODEL, SCENARIOS, type ScenarioName } from './model.js';
+import { MODEL, SCENARIOS, type Scenario, type ScenarioName } from './model.js';
+import { modelWith, scenarioWith, type Model, type RunOverrides } from './override.js';
 import { ROWS, type LabEnv, type Protection, type RowName, type Writer } from './rows.js';
 
 /** How a request at A ended. */
@@ -15,6 +16,8 @@ export interface RunRecord {
   readonly row: RowName;
   readonly scenario: ScenarioName;
   readonly durationMs: number;
+  /** The model the run played ({@link MODEL} unless overridden). */
+  readonly model: Model;
   /** Per request at A: arrival time, latency and outcome. */
   readonly arrival: Float64Array;
   readonly latency: Float64Array;
@@ -45,10 +48,10 @@ function streams(seed: number) {
   return { arrivals: seededRandom(seed * 7 + 1), service: seededRandom(seed * 7 + 2), policy: seededRandom(seed * 7 + 3), items: seededRandom(seed * 7 + 4) };
 }
 
-/** Poisson arrival times in [0, durationMs). */
-export function arrivalTimes(seed: number, durationMs: number): Float64Array {
+/** Poisson arrival times in [0, durationMs), `perSecond` on average. */
+export function arrivalTimes(seed: number, durationMs: number, perSecond: number = MODEL.offeredPerSecond): Float64Array {
   const random = streams(seed).arrivals;
-  const meanGap = 1_000 / MODEL.offeredPerSecond;
+  const meanGap = 1_000 / perSecond;
   const out: number[] = [];
   for (let t = -Math.log(1 - random()) * meanGap; t < durationMs; t += -Math.log(1 - random()) * meanGap) out.push(t);
   return Float64Array.from(out);
@@ -67,28 +70,41 @@ export type ClockFactory = (startEpochMs: number) => SimulationClock;
 
 const labClock: ClockFactory = (start) => new LabClock(start);
 
-/** Plays one row in one scenario and records it. One run per thread at a time (the lab clock drains the event loop). */
+/**
+ * Plays one row in one scenario and records it, on {@link MODEL} and the scenario unless `overrides` changes
+ * them. One run per thread at a time (the lab clock drains the event loop).
+ */
 export async function simulate(
   row: RowName,
   scenarioName: ScenarioName,
   seed: number,
   durationMs: number = MODEL.durationMs,
   makeClock: ClockFactory = labClock,
+  overrides: RunOverrides = {},
 ): Promise<RunRecord> {
+  const model = modelWith(overrides.model);
+  const scenario = scenarioWith(SCENARIOS[scenarioName], overrides.scenario);
   const stackTraceLimit = Error.stackTraceLimit;
   // millions of simulated errors: their stack traces cost more than the rest of the run
   Error.stackTraceLimit = 0;
   try {
-    return await play(row, scenarioName, seed, durationMs, makeClock);
+    return await play(row, scenarioName, seed, durationMs, makeClock, model, scenario);
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
-async function play(row: RowName, scenarioName: ScenarioName, seed: number, durationMs: number, makeClock: ClockFactory): Promise<RunRecord> {
-  const scenario = SCENARIOS[scenarioName];
+async function play(
+  row: RowName,
+  scenarioName: ScenarioName,
+  seed: number,
+  durationMs: number,
+  makeClock: ClockFactory,
+  model: Model,
+  scenario: Scenario,
+): Promise<RunRecord> {
   const rs = streams(seed);
-  const arrival = arrivalTimes(seed, durationMs);
+  const arrival = arrivalTimes(seed, durationMs, model.offeredPerSecond);
   const n = arrival.length;
   const latency = new Float64Array(n);
   const outcome = new Uint8Array(n);
@@ -121,13 +137,13 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
       wasted[bucketOf(t)]!++;
     },
   };
-  const c = new Dependency(clock, rs.service, scenario, probe, t0);
+  const c = new Dependency(clock, rs.service, scenario, probe, t0, model);
   const spec = ROWS[row];
   let inFlight = 0;
   let peakInFlight = 0;
   const lab: LabEnv = {
     c,
-    cpu: () => inFlight / MODEL.inFlightLimit,
+    cpu: () => inFlight / model.inFlightLimit,
     health: () => c.health(),
     orphan: (work) => {
       inFlight++;
@@ -178,7 +194,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
         const key = keyOf(i);
         return protection.write({ key }, { key });
       }
-    : (i) => protection.execute(c.op, { timeout: MODEL.callerPatienceMs, key: keyOf(i), meta });
+    : (i) => protection.execute(c.op, { timeout: model.callerPatienceMs, key: keyOf(i), meta });
   const settle = (i: number, value: unknown, failed: boolean): void => {
     inFlight--;
     latency[i] = clock.now() - t0 - arrival[i]!;
@@ -191,13 +207,13 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
   const arrive = (): void => {
     const i = next++;
     if (next < n) clock.setTimeout(arrive, arrival[next]! - arrival[i]!);
-    if (inFlight >= MODEL.inFlightLimit) {
+    if (inFlight >= model.inFlightLimit) {
       outcome[i] = Outcome.Failed; // B refuses: no thread left
       latency[i] = 0;
       return;
     }
     inFlight++;
-    if (inFlight > peakInFlight && arrival[i]! >= scenario.faultStartMs && arrival[i]! < scenario.faultEndMs + MODEL.afterFaultMs) peakInFlight = inFlight;
+    if (inFlight > peakInFlight && arrival[i]! >= scenario.faultStartMs && arrival[i]! < scenario.faultEndMs + model.afterFaultMs) peakInFlight = inFlight;
     call(i).then(
       (v) => settle(i, v, false),
       () => settle(i, undefined, true),
@@ -227,13 +243,14 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     }, scenario.faultEndMs);
   }
   // let the last requests settle: A gives up after its patience at the latest
-  await clock.run(t0 + durationMs + MODEL.callerPatienceMs + 100);
+  await clock.run(t0 + durationMs + model.callerPatienceMs + 100);
   if (openBreakers > 0) addOpenTime(openSince, durationMs);
   sub?.unsubscribe();
   return {
     row,
     scenario: scenarioName,
     durationMs,
+    model,
     arrival,
     latency,
     outcome,

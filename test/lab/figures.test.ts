@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { figuresOf } from '../../lab/figures.js';
+import { MODEL } from '../../lab/model.js';
 import { Outcome, type RunRecord } from '../../lab/simulate.js';
 import { lastJobMs, sumQuantileMs } from '../../lab/recovery.js';
 
@@ -16,6 +17,7 @@ function record(failed: (t: number) => boolean, row: RunRecord['row'] = 'baselin
     row,
     scenario: 'capacityDrop',
     durationMs,
+    model: MODEL,
     arrival,
     latency: Float64Array.from(arrival, (_, i) => i % 100),
     outcome,
