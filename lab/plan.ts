@@ -1,5 +1,5 @@
 import { CLAIMS } from './claims.js';
-import { SCENARIO_NAMES, type ScenarioName } from './model.js';
+import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES, type ScenarioName } from './model.js';
 import type { Claim } from './predicates.js';
 import { ROW_NAMES, type RowName } from './rows.js';
 
@@ -37,11 +37,42 @@ export function startPlan(claims: readonly Claim[] = CLAIMS): Map<RowName, Set<S
   return plan;
 }
 
-/** What the default run leaves out, per row, for the screen: `naiveRetry: latency, errors, flapping`. */
-export function leftOut(plan: Map<RowName, Set<ScenarioName>>): string[] {
+/**
+ * The runs of the published figures (`npm run lab:publish`): every row in each of the five faults; in a focused
+ * scenario (lab/model.ts, `FOCUSED_NAMES`) only the rows whose claims name it, the rows those claims are
+ * compared with, and the baseline (every row there would take the publication past its 30 minutes on two cores,
+ * for figures no claim reads).
+ */
+export function publishPlan(claims: readonly Claim[] = CLAIMS): Map<RowName, Set<ScenarioName>> {
+  const plan = new Map<RowName, Set<ScenarioName>>(ROW_NAMES.map((r) => [r, new Set<ScenarioName>(FAULT_NAMES)]));
+  const focused = new Set<ScenarioName>(FOCUSED_NAMES);
+  for (const c of claims) {
+    if (c.needs !== undefined) continue;
+    for (const s of c.scenarios) {
+      if (!focused.has(s)) continue;
+      plan.get(c.strategy)!.add(s);
+      if (c.relativeTo !== undefined) plan.get(c.relativeTo)!.add(s);
+    }
+  }
+  for (const s of FOCUSED_NAMES) plan.get('baseline')!.add(s);
+  return plan;
+}
+
+/** How many runs a plan makes per seed. */
+export function runsOf(plan: Map<RowName, Set<ScenarioName>>): number {
+  let n = 0;
+  for (const scenarios of plan.values()) n += scenarios.size;
+  return n;
+}
+
+/**
+ * What the default run leaves out, per row, for the screen: `naiveRetry: latency, errors, flapping` (of the five
+ * faults, and of the focused scenarios the published figures run it in).
+ */
+export function leftOut(plan: Map<RowName, Set<ScenarioName>>, published: Map<RowName, Set<ScenarioName>> = publishPlan()): string[] {
   const out: string[] = [];
   for (const [row, scenarios] of plan) {
-    const missing = SCENARIO_NAMES.filter((s) => !scenarios.has(s));
+    const missing = SCENARIO_NAMES.filter((s) => !scenarios.has(s) && published.get(row)!.has(s));
     if (missing.length > 0) out.push(`${row}: ${missing.join(', ')}`);
   }
   return out;

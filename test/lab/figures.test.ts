@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { figuresOf } from '../../lab/figures.js';
-import { Outcome, type RunRecord } from '../../lab/simulate.js';
+import { extraFigures, figuresOf } from '../../lab/figures.js';
+import { Outcome, Source, type RunRecord } from '../../lab/simulate.js';
 
 /** A synthetic run of the capacity-drop scenario (fault 30–60 s): one request every 10 ms, real unless `failed(t)`. */
 function record(failed: (t: number) => boolean, row: RunRecord['row'] = 'baseline'): RunRecord {
@@ -80,5 +80,29 @@ describe('recovery mechanics', () => {
     expect(answersMs(3)).toBeCloseTo(5.32232 * 20, 3);
     // the circuit breaker's defaults: open 5 s, 1 probe
     expect(familyMechanics('circuit')).toEqual({ openMs: 5_000, probes: 1, probeRoundMs: answersMs(1) });
+  });
+});
+
+describe('the figures a scenario or a row records beyond the common ones', () => {
+  it('the second class’s real answers during the fault, the duplicates, and a writer’s backlog and drain', () => {
+    const r = record(() => false);
+    const arrival = Float64Array.from({ length: 100 }, (_, i) => i * 1_000); // one request a second, 0–99 s
+    const outcome = Uint8Array.from(arrival, (t) => (t >= 30_000 && t < 36_000 ? Outcome.Failed : Outcome.Real));
+    const run: RunRecord = { ...r, second: { arrival, latency: new Float64Array(100), outcome }, duplicates: 0.123456, backlog: { peak: 1_234, drainedAt: 72_500 } };
+    const all = new Set(['healthyRealInFault', 'duplicates', 'backlogPeak', 'drainS'] as const);
+    // 6 of the 30 requests of the fault (30–59 s) failed
+    expect(extraFigures(run, all, 30_000, 120_000)).toEqual({ healthyRealInFault: 0.8, duplicates: 0.1235, backlogPeak: 1_234, drainS: 12.5 });
+    expect(extraFigures({ ...run, backlog: { peak: 10, drainedAt: undefined } }, new Set(['drainS'] as const), 30_000, 120_000)).toEqual({ drainS: null });
+  });
+
+  it('where degraded answers came from and how old they were, over the window', () => {
+    const r = record(() => false);
+    const n = r.arrival.length;
+    // in the window (30–120 s): every 10th request from the replica (2 s old), every 10th + 1 the default, every 10th + 2 stale (20 s old)
+    const source = Uint8Array.from(r.arrival, (t, i) => (t < 30_000 || t >= 120_000 ? Source.Fresh : i % 10 === 0 ? Source.Replica : i % 10 === 1 ? Source.Default : i % 10 === 2 ? Source.Stale : Source.Fresh));
+    const age = Float64Array.from({ length: n }, (_, i) => (source[i] === Source.Replica ? 2_000 : source[i] === Source.Stale ? 20_000 : NaN));
+    const f = extraFigures({ ...r, source, age }, new Set(['replicaShare', 'defaultShare', 'staleAgeP50S'] as const), 30_000, 120_000);
+    // as many replica answers as stale ones: the median age is the lower of the two middle values
+    expect(f).toEqual({ replicaShare: 0.1, defaultShare: 0.1, staleAgeP50S: 2 });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../lab/claims.js';
-import { leftOut, startPlan } from '../../lab/plan.js';
-import { SCENARIO_NAMES } from '../../lab/model.js';
+import { leftOut, publishPlan, runsOf, startPlan } from '../../lab/plan.js';
+import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES } from '../../lab/model.js';
 import { ROW_NAMES } from '../../lab/rows.js';
 
 describe('startPlan', () => {
@@ -27,6 +27,29 @@ describe('startPlan', () => {
     expect(only.get('standard')).toEqual(new Set(['errors']));
     expect(only.get('baseline')).toEqual(new Set(SCENARIO_NAMES));
     expect(only.get('naiveRetry')).toEqual(new Set(['hardOutage']));
-    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping');
+    // of what the published figures run: the five faults, and the focused scenarios of its claims
+    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, avalanche, hanging');
+  });
+});
+
+describe('publishPlan', () => {
+  it('runs every row in the five faults, and in a focused scenario only the rows its claims need and the baseline', () => {
+    const only = publishPlan([
+      { id: 'x.y', strategy: 'layeredBreakers', text: '', scenarios: ['methodSick'], metric: 'healthyRealInFault', op: '>=', bound: 0, rule: { over: 'median' }, relativeTo: 'failFast' },
+      { id: 'x.z', strategy: 'standard', text: '', scenarios: ['errors'], metric: 'answered', op: '>=', bound: 0, rule: { over: 'median' } },
+    ]);
+    expect(only.get('layeredBreakers')).toEqual(new Set([...FAULT_NAMES, 'methodSick']));
+    expect(only.get('failFast')).toEqual(new Set([...FAULT_NAMES, 'methodSick']));
+    expect(only.get('standard')).toEqual(new Set(FAULT_NAMES));
+    expect(only.get('baseline')).toEqual(new Set(SCENARIO_NAMES));
+    expect(runsOf(only)).toBe(ROW_NAMES.length * FAULT_NAMES.length + 2 + FOCUSED_NAMES.length);
+  });
+
+  it('covers every claim’s runs, and the default run leaves out only what it publishes', () => {
+    const plan = publishPlan();
+    for (const c of CLAIMS) for (const s of c.scenarios) expect(plan.get(c.strategy)!.has(s), `${c.id} in ${s}`).toBe(true);
+    // a row that runs everything the published figures do has nothing left out
+    expect(leftOut(plan)).toEqual([]);
+    expect(leftOut(startPlan()).some((line) => line.includes('avalanche') || line.includes('hanging'))).toBe(false);
   });
 });
