@@ -163,10 +163,38 @@ export class Dependency {
     return applied === 0 ? 0 : twice / applied;
   }
 
-  /** One attempt at C, honouring `ctx.signal`; its side effect is applied under `effectKey` (`ctx.key` by default). */
+  /**
+   * One attempt at C, honouring `ctx.signal`; its side effect is applied under `effectKey` (`ctx.key` by default).
+   * Under a network delay the call reaches C that much later; a caller that gives up meanwhile drops it on the way.
+   */
   call(ctx: ExecutionContext, effectKey: string | undefined = ctx.key): Promise<unknown> {
     const t = this.clock.now() - this.t0;
     this.probe.onAttempt(t);
+    const delay = this.scenario.networkDelayMs?.(t) ?? 0;
+    return delay > 0 ? this.travel(delay, ctx, effectKey) : this.arrive(ctx, effectKey);
+  }
+
+  /** The call on its way to C for `delayMs`. */
+  private travel(delayMs: number, ctx: ExecutionContext, effectKey: string | undefined): Promise<unknown> {
+    const signal = ctx.signal;
+    if (signal.aborted) return this.refuse(signal.reason as Error);
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.clock.clearTimeout(timer);
+        this.settled(false);
+        reject(signal.reason);
+      };
+      const timer = this.clock.setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        this.arrive(ctx, effectKey).then(resolve, reject);
+      }, delayMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The call reaches C. */
+  private arrive(ctx: ExecutionContext, effectKey: string | undefined): Promise<unknown> {
+    const t = this.clock.now() - this.t0;
     const sick = this.scenario.sickMethod === undefined || ctx.meta.method === this.scenario.sickMethod;
     if (sick && this.scenario.down(t)) return this.refuse(DOWN);
     const signal = ctx.signal;

@@ -38,7 +38,7 @@ export const FAULT_NAMES = ['hardOutage', 'latency', 'errors', 'capacityDrop', '
  * The scenarios some claims need beyond the five faults: only the rows whose claims name them (and the baseline)
  * run there (lab/plan.ts).
  */
-export const FOCUSED_NAMES = ['avalanche', 'hanging', 'methodSick', 'duplicates', 'coldCache'] as const;
+export const FOCUSED_NAMES = ['avalanche', 'hanging', 'methodSick', 'duplicates', 'coldCache', 'networkDelay'] as const;
 /** The names of the scenarios, in report order. */
 export const SCENARIO_NAMES = [...FAULT_NAMES, ...FOCUSED_NAMES] as const;
 /** One of {@link SCENARIO_NAMES}. */
@@ -75,6 +75,8 @@ export interface Scenario {
   errorRate(t: number): number;
   /** C's workers at `t`. */
   workers(t: number): number;
+  /** Time a call spends on the network before it reaches C, ms (C itself unaffected). @defaultValue 0 */
+  networkDelayMs?(t: number): number;
   /** True while C accepts calls and never answers them (a hanging outage: only the caller's deadline ends the wait). */
   hangs?(t: number): boolean;
   /** The method the fault hits (`ctx.meta.method`); calls of any other method find C healthy. @defaultValue every method */
@@ -217,5 +219,14 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = Object.freeze
     ...healthy,
     down: (t) => during(t),
     items: 100_000,
+  },
+  networkDelay: {
+    name: 'networkDelay',
+    title: 'network delay +250 ms',
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    networkDelayMs: (t) => (during(t) ? 250 : 0),
   },
 });

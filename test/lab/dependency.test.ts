@@ -111,6 +111,24 @@ describe('dependency C', () => {
   });
 });
 
+describe('a network delay', () => {
+  it('delivers the call to C that much later, and a caller that gives up meanwhile drops it on the way: no work at C', async () => {
+    const { clock, c, seen } = setup('networkDelay', 40_000);
+    const started = clock.now();
+    const answered = policy({ clock })
+      .execute(c.op, { key: 'a' })
+      .then(() => clock.now() - started);
+    const dropped = policy({ clock })
+      .execute(c.op, { key: 'b', timeout: 100 })
+      .catch((e: unknown) => ({ error: e, at: clock.now() - started }));
+    await clock.run(started + 2_000);
+    expect(await answered).toBeGreaterThan(250); // 250 ms on the way, then the service time
+    expect(await dropped).toEqual({ error: expect.any(TimeoutError), at: 100 });
+    expect(seen).toEqual({ attempts: 2, ok: 1, failed: 1, wasted: 0 });
+    expect(c.duplicateShare()).toBe(0);
+  });
+});
+
 describe('the replica', () => {
   it('answers after its delay with data as old as its lag', async () => {
     const clock = new LabClock(1_000_000);

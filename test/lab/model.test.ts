@@ -14,7 +14,7 @@ describe('the scenarios', () => {
   it('the five faults have no second class, resubmits or sick method: the model they were published on', () => {
     for (const name of FAULT_NAMES) {
       const s = SCENARIOS[name];
-      expect([s.second, s.resubmit, s.sickMethod, s.writes, s.items, s.hangs, s.measures], name).toEqual(Array(7).fill(undefined));
+      expect([s.second, s.resubmit, s.sickMethod, s.writes, s.items, s.hangs, s.networkDelayMs, s.measures], name).toEqual(Array(8).fill(undefined));
     }
   });
 
@@ -50,5 +50,11 @@ describe('the scenarios', () => {
     const s = SCENARIOS.coldCache;
     expect([before, during, after].map((t) => s.down(t))).toEqual([false, true, false]);
     expect(s.items).toBe(100_000);
+  });
+
+  it('a network delay: 250 ms on the way to C during the fault, C itself healthy', () => {
+    const s = SCENARIOS.networkDelay;
+    expect([before, during, after].map((t) => s.networkDelayMs!(t))).toEqual([0, 250, 0]);
+    expect([s.down(during), s.slowdown(during), s.errorRate(during), s.workers(during)]).toEqual([false, 1, 0, 6]);
   });
 });

@@ -28,7 +28,7 @@ describe('startPlan', () => {
     expect(only.get('baseline')).toEqual(new Set(SCENARIO_NAMES));
     expect(only.get('naiveRetry')).toEqual(new Set(['hardOutage']));
     // of what the published figures run: the five faults, and the focused scenarios of its claims
-    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, avalanche, hanging');
+    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, avalanche, hanging, networkDelay');
   });
 });
 
