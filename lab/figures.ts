@@ -147,6 +147,13 @@ export function extraFigures(r: RunRecord, measures: ReadonlySet<ExtraMetric>, f
     const at = r.backlog?.drainedAt;
     out.drainS = r.backlog === undefined ? 0 : at === undefined ? null : round((at - sc.faultEndMs) / 1_000, 1);
   }
+  if (measures.has('drainPerS')) {
+    // the writes queued at the fault's end, delivered per second until the queue was empty (or the run ended)
+    const b = r.backlog;
+    const until = b?.drainedAt ?? r.durationMs;
+    const delivered = b === undefined ? 0 : b.drainedAt === undefined ? b.atFaultEnd - b.atEnd : b.atFaultEnd;
+    out.drainPerS = until > sc.faultEndMs ? round(Math.max(0, delivered) / ((until - sc.faultEndMs) / 1_000), 1) : 0;
+  }
   if (measures.has('replicaShare') || measures.has('defaultShare') || measures.has('staleAgeP50S')) {
     let total = 0;
     let replica = 0;

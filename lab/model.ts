@@ -45,7 +45,7 @@ export const SCENARIO_NAMES = [...FAULT_NAMES, ...FOCUSED_NAMES] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /** A figure a scenario or a row records beyond the common ones (lab/seeds.ts lists them). */
-export type ExtraMetric = 'healthyRealInFault' | 'duplicates' | 'backlogPeak' | 'drainS' | 'replicaShare' | 'defaultShare' | 'staleAgeP50S';
+export type ExtraMetric = 'healthyRealInFault' | 'duplicates' | 'backlogPeak' | 'drainS' | 'drainPerS' | 'replicaShare' | 'defaultShare' | 'staleAgeP50S';
 
 /**
  * A second traffic class at B, on the same threads (B's in-flight limit) as A's requests to C: its own Poisson

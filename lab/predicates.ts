@@ -80,6 +80,8 @@ export function minGapOf(metric: Metric): number {
       return 10;
     case 'backlogPeak':
       return 500;
+    case 'drainPerS':
+      return 10;
     case 'amplification':
       return 0.5;
     case 'p50Ms':

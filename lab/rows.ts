@@ -98,7 +98,7 @@ export const ROWS = {
     (clock, random, lab) => strategies.writeBehind<LabWrite>({ clock, random, timeoutMs: T, deliver: lab.deliver, keyOf: (w) => w.key }),
     true,
     'requests',
-    ['backlogPeak', 'drainS', 'duplicates'],
+    ['backlogPeak', 'drainS', 'drainPerS', 'duplicates'],
   ),
   fallbackChain: row(
     (clock, random, lab) => strategies.fallbackChain({ clock, random, timeoutMs: T, fallbacks: [() => lab.replica()], defaultValue: DEGRADED }),

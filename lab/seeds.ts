@@ -6,7 +6,7 @@ import type { LabResults, RunResult } from './run.js';
 /**
  * The figures some scenarios and rows record beyond the common ones, in this order (lab/model.ts `measures`,
  * lab/rows.ts `measures`): the second class's real answers during the fault, the share of keys whose side
- * effect C applied twice, a writer's largest backlog and its drain time after the fault, and where a fallback
+ * effect C applied twice, a writer's largest backlog, its drain time and rate after the fault, and where a fallback
  * chain's answers came from (the replica, the default) with the median age of those carrying data.
  */
 export const EXTRA_METRICS = [
@@ -14,6 +14,7 @@ export const EXTRA_METRICS = [
   'duplicates',
   'backlogPeak',
   'drainS',
+  'drainPerS',
   'replicaShare',
   'defaultShare',
   'staleAgeP50S',

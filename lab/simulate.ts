@@ -36,8 +36,11 @@ export interface RunRecord {
   readonly second?: ClassRecord;
   /** Share of the keys whose side effect C applied more than once (of the keys it applied). */
   readonly duplicates?: number;
-  /** For a writer: the most writes queued at once, and when the queue was first empty again at or after the fault's end (ms; undefined: never within the run). */
-  readonly backlog?: { readonly peak: number; readonly drainedAt: number | undefined };
+  /**
+   * For a writer: the most writes queued at once, the writes queued when the fault ended and when the run ended,
+   * and when the queue was first empty again at or after the fault's end (ms; undefined: never within the run).
+   */
+  readonly backlog?: { readonly peak: number; readonly atFaultEnd: number; readonly atEnd: number; readonly drainedAt: number | undefined };
   /** Per bucket ({@link MODEL.bucketMs}): attempts offered to C, jobs C finished for nobody, jobs held by C at the bucket's end. */
   readonly attempts: Float64Array;
   readonly wasted: Float64Array;
@@ -270,6 +273,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
         });
   const queued = writer ? (): number => (protection as Writer).queued ?? 0 : undefined;
   let backlogPeak = 0;
+  let queuedAtFaultEnd = 0;
   let drainedAt: number | undefined;
   const watchBacklog = (): void => {
     if (queued === undefined) return;
@@ -301,6 +305,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
         } else if (s === 'half-open' && state === 'closed') state = 'half-open';
       }
       atFaultEnd = { state, openElapsedMs, backlog: c.held };
+      queuedAtFaultEnd = queued?.() ?? 0;
     }, scenario.faultEndMs);
   }
   // let the last requests settle: A gives up after its patience at the latest
@@ -319,7 +324,7 @@ async function play(row: RowName, scenarioName: ScenarioName, seed: number, dura
     age,
     ...(second === undefined ? {} : { second }),
     duplicates: c.duplicateShare(),
-    ...(queued === undefined ? {} : { backlog: { peak: backlogPeak, drainedAt } }),
+    ...(queued === undefined ? {} : { backlog: { peak: backlogPeak, atFaultEnd: queuedAtFaultEnd, atEnd: queued(), drainedAt } }),
     attempts,
     wasted,
     held,

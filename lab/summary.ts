@@ -23,6 +23,7 @@ export const EXTRA_COLUMNS: readonly { metric: Metric; head: string }[] = [
   { metric: 'duplicates', head: 'keys applied twice' },
   { metric: 'backlogPeak', head: 'backlog peak' },
   { metric: 'drainS', head: 'drained s' },
+  { metric: 'drainPerS', head: 'drained / s' },
   { metric: 'replicaShare', head: 'from replica' },
   { metric: 'defaultShare', head: 'default' },
   { metric: 'staleAgeP50S', head: 'stale age p50 s' },
@@ -56,6 +57,8 @@ export function formatValue(metric: Metric, x: number): string {
       return num(0)(x);
     case 'amplification':
       return num(2)(x);
+    case 'drainPerS':
+      return num(1)(x);
     case 'recoveryS':
     case 'rtoMaxS':
     case 'drainS':

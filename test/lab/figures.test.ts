@@ -88,11 +88,14 @@ describe('the figures a scenario or a row records beyond the common ones', () =>
     const r = record(() => false);
     const arrival = Float64Array.from({ length: 100 }, (_, i) => i * 1_000); // one request a second, 0–99 s
     const outcome = Uint8Array.from(arrival, (t) => (t >= 30_000 && t < 36_000 ? Outcome.Failed : Outcome.Real));
-    const run: RunRecord = { ...r, second: { arrival, latency: new Float64Array(100), outcome }, duplicates: 0.123456, backlog: { peak: 1_234, drainedAt: 72_500 } };
-    const all = new Set(['healthyRealInFault', 'duplicates', 'backlogPeak', 'drainS'] as const);
-    // 6 of the 30 requests of the fault (30–59 s) failed
-    expect(extraFigures(run, all, 30_000, 120_000)).toEqual({ healthyRealInFault: 0.8, duplicates: 0.1235, backlogPeak: 1_234, drainS: 12.5 });
-    expect(extraFigures({ ...run, backlog: { peak: 10, drainedAt: undefined } }, new Set(['drainS'] as const), 30_000, 120_000)).toEqual({ drainS: null });
+    const backlog = { peak: 1_234, atFaultEnd: 1_000, atEnd: 0, drainedAt: 72_500 };
+    const run: RunRecord = { ...r, second: { arrival, latency: new Float64Array(100), outcome }, duplicates: 0.123456, backlog };
+    const all = new Set(['healthyRealInFault', 'duplicates', 'backlogPeak', 'drainS', 'drainPerS'] as const);
+    // 6 of the 30 requests of the fault (30–59 s) failed; 1,000 writes delivered in the 12.5 s after the fault (60 s)
+    expect(extraFigures(run, all, 30_000, 120_000)).toEqual({ healthyRealInFault: 0.8, duplicates: 0.1235, backlogPeak: 1_234, drainS: 12.5, drainPerS: 80 });
+    // not drained within the run (180 s): 6,000 queued at the fault's end, 600 left at the end: 5,400 in 120 s
+    const undrained = { ...run, backlog: { peak: 6_000, atFaultEnd: 6_000, atEnd: 600, drainedAt: undefined } };
+    expect(extraFigures(undrained, new Set(['drainS', 'drainPerS'] as const), 30_000, 120_000)).toEqual({ drainS: null, drainPerS: 45 });
   });
 
   it('where degraded answers came from and how old they were, over the window', () => {

@@ -47,6 +47,7 @@ describe('the per-seed file', () => {
     expect(vectorOf('baseline', f)).toEqual([1, 0.5, 0, 8, 86, 1, 23, 0, 0]);
     expect(vectorOf('baseline', { ...f, extra: { duplicates: 0.25 } })).toEqual([1, 0.5, 0, 8, 86, 1, 23, 0, 0, '-', '-', 0.25]);
     expect(vectorOf('idempotentRetry', { ...f, extra: { healthyRealInFault: 1, drainS: null } })).toEqual([1, 0.5, 0, 8, 86, 1, 23, 0, 0, '-', 1, '-', '-', null]);
+    expect(vectorOf('idempotentRetry', { ...f, extra: { staleAgeP50S: 2 } })).toEqual([1, 0.5, 0, 8, 86, 1, 23, 0, 0, '-', '-', '-', '-', '-', '-', '-', '-', 2]);
   });
 
   it('gives one seed’s runs as text, for comparing a rerun', () => {
