@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../lab/claims.js';
-import { leftOut, publishPlan, runsOf, startPlan } from '../../lab/plan.js';
-import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES } from '../../lab/model.js';
+import { leftOut, publishPlan, runsOf, START_DURATION_MS, START_FOCUSED_DURATION_MS, startDurationOf, startPlan } from '../../lab/plan.js';
+import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES, SCENARIOS } from '../../lab/model.js';
+
+// every focused scenario's fault ends at 60 s
+const SCENARIOS_FAULT_END = Math.max(...FOCUSED_NAMES.map((s) => SCENARIOS[s].faultEndMs));
 import { ROW_NAMES } from '../../lab/rows.js';
 
 describe('startPlan', () => {
@@ -28,7 +31,17 @@ describe('startPlan', () => {
     expect(only.get('baseline')).toEqual(new Set(FAULT_NAMES));
     expect(only.get('naiveRetry')).toEqual(new Set(['hardOutage']));
     // of what the published figures run: the five faults, and the focused scenarios of its claims
-    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, avalanche, hanging, networkDelay');
+    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, hanging, networkDelay');
+  });
+});
+
+describe('startDurationOf', () => {
+  it('ends the focused scenarios’ runs 5 s after their fault, and leaves the five faults’ as they are', () => {
+    expect(START_FOCUSED_DURATION_MS).toBe(SCENARIOS_FAULT_END + 5_000);
+    for (const s of FOCUSED_NAMES) expect(startDurationOf(s), s).toBe(START_FOCUSED_DURATION_MS);
+    for (const s of FAULT_NAMES) expect(startDurationOf(s), s).toBe(START_DURATION_MS);
+    // never longer than asked for
+    expect(startDurationOf('hanging', 40_000)).toBe(40_000);
   });
 });
 
@@ -51,7 +64,7 @@ describe('publishPlan', () => {
     // a row that runs everything the published figures do has nothing left out
     expect(leftOut(plan)).toEqual([]);
     // the default run leaves out the baseline where no claim is judged against it
-    expect(leftOut(startPlan())).toContain('baseline: avalanche, hanging, methodSick, duplicates, coldCache');
+    expect(leftOut(startPlan())).toContain('baseline: avalanche, hanging, methodSick, duplicates, coldCache, networkDelay');
     expect(leftOut(startPlan()).filter((line) => line.includes('avalanche'))).toHaveLength(1);
   });
 });
