@@ -1,9 +1,12 @@
-import { MODEL, SCENARIO_NAMES, type ScenarioName } from './model.js';
+import { FAULT_NAMES, MODEL, type ScenarioName } from './model.js';
 import type { Claim, Op, Rule } from './predicates.js';
 import { BOUNDED_TOTAL_MS, type RowName } from './rows.js';
 import type { Metric } from './seeds.js';
 
-const ALL = SCENARIO_NAMES;
+/** The five faults of seed 002 (the focused scenarios are named by the claims that need them). */
+const ALL = FAULT_NAMES;
+/** The scenarios with B's other traffic on the same threads as the calls to a sick C. */
+const OTHER_TRAFFIC: readonly ScenarioName[] = ['avalanche', 'hanging'];
 const MEDIAN: Rule = { over: 'median' };
 const EVERY_SEED: Rule = { over: 'seeds', share: 1 };
 /** Most seeds: for claims about a typical run where a rare seed may go the other way (the bimodality flag shows it). */
@@ -25,8 +28,7 @@ const claim = (
  * Every claim of docs/strategies.md as a predicate over the lab's figures (lab/predicates.ts says how each is
  * judged across seeds). The texts are the docs' words; docs/strategies.md's claims table is generated from this
  * list, and the lab step of CI fails when one of them does not pass on the published figures. A claim the lab
- * cannot check yet names the scenario it `needs` (issue "The lab as evidence", item 3): adding that scenario to
- * lab/model.ts and the claim's `scenarios` makes it checked.
+ * cannot check yet would name the scenario it `needs`, and be reported untested until that scenario exists.
  */
 export const CLAIMS: readonly Claim[] = [
   claim('naiveRetry', 'amplifies', 'the anti-pattern multiplies the load on a dependency that is down (≥ 2 attempts per request)', ['hardOutage'], 'amplification', '>=', 2),
@@ -41,6 +43,15 @@ export const CLAIMS: readonly Claim[] = [
     MOST_SEEDS,
   ),
   claim(
+    'naiveRetry',
+    'avalanche',
+    "the anti-pattern takes B's other traffic down with a hanging dependency: its tries hold B's threads past A's deadline, and the other class gets ≤ 80 % real answers during the fault (seed 000's avalanche)",
+    ['hanging'],
+    'healthyRealInFault',
+    '<=',
+    0.8,
+  ),
+  claim(
     'failFast',
     'threads',
     "a slow dependency does not pile up callers: B's threads are never all held",
@@ -48,6 +59,15 @@ export const CLAIMS: readonly Claim[] = [
     'peakInFlight',
     '<',
     MODEL.inFlightLimit,
+  ),
+  claim(
+    'failFast',
+    'isolates',
+    "a slow or hanging dependency does not take B's other traffic down: the other class keeps ≥ 99 % real answers during the fault",
+    OTHER_TRAFFIC,
+    'healthyRealInFault',
+    '>=',
+    0.99,
   ),
   claim(
     'boundedRetry',
@@ -83,10 +103,37 @@ export const CLAIMS: readonly Claim[] = [
     MEDIAN,
     { relativeTo: 'baseline' },
   ),
+  claim(
+    'standard',
+    'isolates',
+    "a hanging dependency does not take B's other traffic down: the other class keeps ≥ 99 % real answers during the fault",
+    ['hanging'],
+    'healthyRealInFault',
+    '>=',
+    0.99,
+  ),
+  claim(
+    'standard',
+    'latency-is-not-load',
+    "not where latency can rise without overload: its adaptive concurrency limit reads 250 ms of added network delay as overload and sheds calls C would answer (≤ 50 % real answers during the fault, where no protection gets all)",
+    ['networkDelay'],
+    'realSuccessDuringFault',
+    '<=',
+    0.5,
+  ),
   claim('standard', 'sheds', "the breaker opens while the dependency is down: C's load ≤ 0.3 attempts per request", ['hardOutage'], 'amplification', '<=', 0.3),
   claim('guardedRetry', 'recovers', 'never an unbounded recovery: back to 99 % real answers within the run', ALL, 'recoveryS', '<', Infinity, EVERY_SEED),
   claim('guardedRetry', 'no-retry-storm', "a retry never goes into an open circuit: C's load ≤ 0.5 attempts per request while it is down", ['hardOutage'], 'amplification', '<=', 0.5),
   claim('slowCallShield', 'stale', 'when the breaker trips on slow calls, callers get the last good value: ≥ 99 % answered', ['latency'], 'answered', '>=', 0.99),
+  claim(
+    'slowCallShield',
+    'slow-network',
+    "not for a slow network in front of a healthy dependency: calls over slowCallMs trip it though each would be answered (≤ 50 % real answers during the fault, where no protection gets all)",
+    ['networkDelay'],
+    'realSuccessDuringFault',
+    '<=',
+    0.5,
+  ),
   claim('errorCountTrip', 'degrades', 'silent degradation to a default value: ≥ 99 % answered when the dependency fails fast', ['hardOutage', 'errors', 'flapping'], 'answered', '>=', 0.99),
   claim(
     'errorCountTrip',
@@ -108,21 +155,105 @@ export const CLAIMS: readonly Claim[] = [
     MEDIAN,
     { relativeTo: 'baseline' },
   ),
-  claim('idempotentRetry', 'once', 'the operation runs once per key, even when retried or sent twice', [], 'answered', '>=', 0, MEDIAN, {
-    needs: 'duplicate submits with a side-effect counter',
-  }),
+  claim(
+    'idempotentRetry',
+    'once',
+    'the operation takes effect once per key when the caller sends it twice, and when retried after failures (30 % errors): at most 0.1 % of keys applied twice in any seed (an attempt that timed out while C went on), where no protection applies about 29 % twice',
+    ['duplicates'],
+    'duplicates',
+    '<=',
+    0.001,
+    EVERY_SEED,
+  ),
+  claim(
+    'idempotentRetry',
+    'timeouts',
+    'not for attempts that time out while the target goes on working: the retry runs the operation again and the target applies both (≥ 10 % of keys twice in the latency fault), so the key must reach the target too',
+    ['latency'],
+    'duplicates',
+    '>=',
+    0.1,
+  ),
   claim('writeBehind', 'no-failed-request', 'a sick dependency costs no failed request: ≥ 99 % answered (delivered or queued)', ALL, 'answered', '>=', 0.99),
-  claim('writeBehind', 'drains', 'the queued writes are delivered once the dependency is back', [], 'answered', '>=', 0, MEDIAN, {
-    needs: 'write-behind backlog, drain time and duplicates',
-  }),
+  claim(
+    'writeBehind',
+    'drains',
+    'the queued writes are delivered once the dependency is back: the replayer delivers ≥ 20 of them a second after the fault, in every seed (so the backlog of a partial fault is empty again within the run)',
+    ALL,
+    'drainPerS',
+    '>=',
+    20,
+    EVERY_SEED,
+  ),
+  claim(
+    'writeBehind',
+    'slow-drain',
+    'not for long outages at full load: the replayer delivers one write at a time, ≤ 60 a second (C could take 100 more), so the 6,000 writes of a 30 s outage take over 100 s to deliver',
+    ['hardOutage'],
+    'drainPerS',
+    '<=',
+    60,
+    EVERY_SEED,
+  ),
+  claim(
+    'writeBehind',
+    'no-duplicate',
+    'a write that failed fast is replayed once: no write applied twice when deliveries fail fast, in any seed',
+    ['hardOutage', 'errors', 'flapping'],
+    'duplicates',
+    '<=',
+    0,
+    EVERY_SEED,
+  ),
+  claim(
+    'writeBehind',
+    'at-least-once',
+    'delivery is at least once: a delivery that timed out while the target went on is applied, then replayed and applied again',
+    ['latency', 'capacityDrop'],
+    'duplicates',
+    '>',
+    0,
+  ),
   claim('fallbackChain', 'answers', 'the last good value, then the default: ≥ 99 % answered', ALL, 'answered', '>=', 0.99),
-  claim('fallbackChain', 'secondary', 'a secondary source answers before the default', [], 'answered', '>=', 0, MEDIAN, {
-    needs: 'a secondary source and the age of stale answers',
-  }),
+  claim(
+    'fallbackChain',
+    'secondary',
+    "a secondary source answers before the default: with C's replica as the secondary and a cold cache, the default answers ≤ 1 % of requests in a hard outage",
+    ['coldCache'],
+    'defaultShare',
+    '<=',
+    0.01,
+  ),
+  claim(
+    'fallbackChain',
+    'stale-first',
+    "the last good value comes first, however old: in a 30 s outage half its degraded answers are over 10 s old, though the replica's are 2 s old",
+    ['hardOutage'],
+    'staleAgeP50S',
+    '>=',
+    10,
+  ),
   claim('layeredBreakers', 'answers', 'the fallback answers what the breakers shed: ≥ 99 % answered', ALL, 'answered', '>=', 0.99),
-  claim('layeredBreakers', 'isolation', 'one sick method is shed alone, the service stays up', [], 'answered', '>=', 0, MEDIAN, {
-    needs: 'two methods with one sick',
-  }),
+  claim(
+    'layeredBreakers',
+    'isolation',
+    'one sick method is shed alone, the service stays up: with one method of C down, the other keeps ≥ 99 % real answers during the fault',
+    ['methodSick'],
+    'healthyRealInFault',
+    '>=',
+    0.99,
+  ),
+  claim(
+    'layeredBreakers',
+    'isolation-vs-one-breaker',
+    "where one breaker for the whole dependency (failFast's) sheds the healthy method too: its real answers during the fault ≥ 30 points above failFast's",
+    ['methodSick'],
+    'healthyRealInFault',
+    '>=',
+    0.3,
+    MEDIAN,
+    { relativeTo: 'failFast' },
+  ),
   claim('adaptiveDegrade', 'sheds', "a service that sheds its own load: B's threads are never all held", ALL, 'peakInFlight', '<', MODEL.inFlightLimit),
   claim('adaptiveDegrade', 'answers', 'a degraded answer rather than an error: ≥ 99 % answered', ALL, 'answered', '>=', 0.99),
 ];

@@ -15,6 +15,21 @@ export interface Answer {
   readonly at: number;
 }
 
+/** What the replica of {@link replicaAnswer} answers: C's data as it was `lagMs` ago. */
+export interface ReplicaAnswer {
+  readonly from: 'replica';
+  /** The time the data is from, ms since the start of the run. */
+  readonly at: number;
+}
+
+/** The secondary source of the lab: a read replica of C, healthy whatever C's fault, that answers in 10 ms with data 2 s old. */
+export const REPLICA = Object.freeze({ delayMs: 10, lagMs: 2_000 });
+
+/** A read of the replica ({@link REPLICA}) on `clock`; `t0` is the run's start. */
+export function replicaAnswer(clock: Clock, t0: number): Promise<ReplicaAnswer> {
+  return new Promise((resolve) => clock.setTimeout(() => resolve({ from: 'replica', at: clock.now() - t0 - REPLICA.lagMs }), REPLICA.delayMs));
+}
+
 /** True when `value` is an answer of C made at or after `since` (ms since the start of the run). */
 export function isFreshAnswer(value: unknown, since: number): boolean {
   return typeof value === 'object' && value !== null && (value as Answer).from === 'C' && (value as Answer).at >= since;
@@ -53,6 +68,10 @@ class Job {
   settled = false;
   constructor(
     readonly c: Dependency,
+    /** Whether the fault hits this job (its method is the sick one, or every method is). */
+    readonly sick: boolean,
+    /** The key whose side effect the job applies when C finishes it without failing. */
+    readonly effectKey: string | undefined,
     readonly signal: AbortSignal,
     readonly resolve: (v: unknown) => void,
     readonly reject: (e: unknown) => void,
@@ -74,6 +93,10 @@ class Job {
  * caller went away once the request has reached it: an abandoned job is still
  * worked on when its turn comes (wasted work). Latency grows under load
  * through the queue: a job waits for every job ahead of it, wanted or not.
+ * A job C finishes without failing applies its side effect (a write), wanted or
+ * not: C counts them per key, so duplicate writes show. A fault may hit one
+ * method alone (`scenario.sickMethod`), and in a hanging outage C accepts calls
+ * and never answers them.
  */
 export class Dependency {
   private readonly queue: (Job | undefined)[] = [];
@@ -82,6 +105,8 @@ export class Dependency {
   private readonly okSlots = new Float64Array(10);
   private readonly allSlots = new Float64Array(10);
   private readonly slotEpoch = new Float64Array(10).fill(-1);
+  /** Side effects applied per key. */
+  private readonly effects = new Map<string, number>();
   /** Jobs held (queued + in service), for the report. */
   get held(): number {
     return this.busy + this.queue.length - this.head;
@@ -126,19 +151,78 @@ export class Dependency {
     return all === 0 ? 1 : ok / all;
   }
 
-  /** One attempt at C, honouring `ctx.signal`. */
-  call(ctx: ExecutionContext): Promise<unknown> {
+  /**
+   * Share of the keys whose side effect C applied more than once, of the keys it applied at all (0 with none):
+   * the duplicate writes of a run.
+   */
+  duplicateShare(): number {
+    let applied = 0;
+    let twice = 0;
+    for (const n of this.effects.values()) {
+      applied++;
+      if (n > 1) twice++;
+    }
+    return applied === 0 ? 0 : twice / applied;
+  }
+
+  /**
+   * One attempt at C, honouring `ctx.signal`; its side effect is applied under `effectKey` (`ctx.key` by default).
+   * Under a network delay the call reaches C that much later; a caller that gives up meanwhile drops it on the way.
+   */
+  call(ctx: ExecutionContext, effectKey: string | undefined = ctx.key): Promise<unknown> {
     const t = this.clock.now() - this.t0;
     this.probe.onAttempt(t);
-    if (this.scenario.down(t)) return this.refuse(DOWN);
-    if (this.queue.length - this.head >= this.model.queueLimit) return this.refuse(FULL);
+    const delay = this.scenario.networkDelayMs?.(t) ?? 0;
+    return delay > 0 ? this.travel(delay, ctx, effectKey) : this.arrive(ctx, effectKey);
+  }
+
+  /** The call on its way to C for `delayMs`. */
+  private travel(delayMs: number, ctx: ExecutionContext, effectKey: string | undefined): Promise<unknown> {
     const signal = ctx.signal;
+    if (signal.aborted) return this.refuse(signal.reason as Error);
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.clock.clearTimeout(timer);
+        this.settled(false);
+        reject(signal.reason);
+      };
+      const timer = this.clock.setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        this.arrive(ctx, effectKey).then(resolve, reject);
+      }, delayMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The call reaches C. */
+  private arrive(ctx: ExecutionContext, effectKey: string | undefined): Promise<unknown> {
+    const t = this.clock.now() - this.t0;
+    const sick = this.scenario.sickMethod === undefined || ctx.meta.method === this.scenario.sickMethod;
+    if (sick && this.scenario.down(t)) return this.refuse(DOWN);
+    const signal = ctx.signal;
+    if (sick && this.scenario.hangs?.(t) === true) return this.hang(signal);
+    if (this.queue.length - this.head >= this.model.queueLimit) return this.refuse(FULL);
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const job = new Job(this, signal, resolve, reject);
+      const job = new Job(this, sick, effectKey, signal, resolve, reject);
       signal.addEventListener('abort', job);
       this.queue.push(job);
       this.pump();
+    });
+  }
+
+  /** A call C accepted and will never answer: it ends when its caller gives up, and C does no work for it. */
+  private hang(signal: AbortSignal): Promise<never> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise((_resolve, reject) => {
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.settled(false);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   }
 
@@ -166,7 +250,7 @@ export class Dependency {
         this.head = 0;
       }
       this.busy++;
-      const ms = -Math.log(1 - this.random()) * this.model.serviceMeanMs * this.scenario.slowdown(t);
+      const ms = -Math.log(1 - this.random()) * this.model.serviceMeanMs * (job.sick ? this.scenario.slowdown(t) : 1);
       this.clock.setTimeout(() => this.finish(job), ms);
     }
   }
@@ -174,8 +258,9 @@ export class Dependency {
   private finish(job: Job): void {
     this.busy--;
     const t = this.clock.now() - this.t0;
-    const failed = this.random() < this.scenario.errorRate(t);
+    const failed = this.random() < (job.sick ? this.scenario.errorRate(t) : 0);
     job.signal.removeEventListener('abort', job);
+    if (!failed && job.effectKey !== undefined) this.effects.set(job.effectKey, (this.effects.get(job.effectKey) ?? 0) + 1);
     if (job.abandoned) this.probe.onWasted(t);
     else if (!job.settled) {
       job.settled = true;

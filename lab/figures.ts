@@ -1,8 +1,8 @@
 import { rtoMaxAsPublished } from '../lib/sla.js';
 import { BREAKER_FAMILY, rtoMaxS } from './recovery.js';
-import { MODEL, SCENARIOS } from './model.js';
+import { MODEL, SCENARIOS, type ExtraMetric } from './model.js';
 import { ROWS } from './rows.js';
-import { Outcome, type RunRecord } from './simulate.js';
+import { Outcome, Source, type RunRecord } from './simulate.js';
 
 /** The figures of one row in one scenario (strategies.md, "The lab"). Rates are shares in [0, 1]. */
 export interface Figures {
@@ -27,6 +27,8 @@ export interface Figures {
   recoveryS: number | null;
   /** Share of the fault during which a breaker was not closed (0 for rows without one). */
   breakerOpenInFault: number;
+  /** What the scenario and the row record beyond these (lab/seeds.ts, `EXTRA_METRICS`); null = ∞. */
+  extra?: Partial<Record<ExtraMetric, number | null>>;
   /**
    * For breaker rows: `rtoMax` of breakwater/sla from the breaker's mechanics and the run's state at the fault's
    * end (s; null = ∞), its inputs, and the published formula's figure beside it (`rtoMaxAsPublished`).
@@ -117,6 +119,8 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
     recoveryS: recovery(r, sc.faultEndMs),
     breakerOpenInFault: round(openShare(r, from, sc.faultEndMs), 3),
   };
+  const measures = new Set<ExtraMetric>([...(sc.measures ?? []), ...ROWS[r.row].measures]);
+  if (measures.size > 0) figures.extra = extraFigures(r, measures, from, to);
   const family = BREAKER_FAMILY[r.row];
   if (ROWS[r.row].breaker && family !== undefined) {
     const recoveryRate = r.probes === 0 ? 1 : r.probesOk / r.probes;
@@ -133,6 +137,57 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
     };
   }
   return { figures, series: seriesOf(r) };
+}
+
+/** The figures of `measures` (lab/seeds.ts, `EXTRA_METRICS`) of a run whose window is [from, to). */
+export function extraFigures(r: RunRecord, measures: ReadonlySet<ExtraMetric>, from: number, to: number): Partial<Record<ExtraMetric, number | null>> {
+  const sc = SCENARIOS[r.scenario];
+  const out: Partial<Record<ExtraMetric, number | null>> = {};
+  if (measures.has('healthyRealInFault')) {
+    // the second class's requests that arrived during the fault, and how many of them got a real answer
+    let total = 0;
+    let real = 0;
+    const s = r.second;
+    for (let i = 0; s !== undefined && i < s.arrival.length; i++) {
+      const t = s.arrival[i]!;
+      if (t < sc.faultStartMs || t >= sc.faultEndMs) continue;
+      total++;
+      if (s.outcome[i] === Outcome.Real) real++;
+    }
+    out.healthyRealInFault = round(total === 0 ? 1 : real / total);
+  }
+  if (measures.has('duplicates')) out.duplicates = round(r.duplicates ?? 0);
+  if (measures.has('backlogPeak')) out.backlogPeak = r.backlog?.peak ?? 0;
+  if (measures.has('drainS')) {
+    const at = r.backlog?.drainedAt;
+    out.drainS = r.backlog === undefined ? 0 : at === undefined ? null : round((at - sc.faultEndMs) / 1_000, 1);
+  }
+  if (measures.has('drainPerS')) {
+    // the writes queued at the fault's end, delivered per second until the queue was empty (or the run ended)
+    const b = r.backlog;
+    const until = b?.drainedAt ?? r.durationMs;
+    const delivered = b === undefined ? 0 : b.drainedAt === undefined ? b.atFaultEnd - b.atEnd : b.atFaultEnd;
+    out.drainPerS = until > sc.faultEndMs ? round(Math.max(0, delivered) / ((until - sc.faultEndMs) / 1_000), 1) : 0;
+  }
+  if (measures.has('replicaShare') || measures.has('defaultShare') || measures.has('staleAgeP50S')) {
+    let total = 0;
+    let replica = 0;
+    let fallback = 0;
+    const ages: number[] = [];
+    for (let i = 0; i < r.arrival.length; i++) {
+      const t = r.arrival[i]!;
+      if (t < from || t >= to) continue;
+      total++;
+      const source = r.source?.[i];
+      if (source === Source.Replica) replica++;
+      if (source === Source.Default) fallback++;
+      if (source === Source.Stale || source === Source.Replica) ages.push(r.age![i]!);
+    }
+    if (measures.has('replicaShare')) out.replicaShare = round(replica / Math.max(1, total));
+    if (measures.has('defaultShare')) out.defaultShare = round(fallback / Math.max(1, total));
+    if (measures.has('staleAgeP50S')) out.staleAgeP50S = round(quantile(Float64Array.from(ages).sort(), 0.5) / 1_000, 2);
+  }
+  return out;
 }
 
 /** The share of [from, to) during which a breaker was not closed (faults start and end on whole buckets). */

@@ -1,5 +1,6 @@
 /**
- * The lab's default model (strategies.md, "The lab") and its five scenarios.
+ * The lab's default model (strategies.md, "The lab"), the five faults of seed 002 and the scenarios that add
+ * what some claims need (a second traffic class, duplicate submits, a cold cache, a sick method).
  * Times are milliseconds since the start of a run.
  */
 
@@ -31,10 +32,31 @@ export const MODEL = Object.freeze({
   bucketMs: 1_000,
 });
 
+/** The five faults of seed 002: every row runs in each of them. */
+export const FAULT_NAMES = ['hardOutage', 'latency', 'errors', 'capacityDrop', 'flapping'] as const;
+/**
+ * The scenarios some claims need beyond the five faults: only the rows whose claims name them (and the baseline)
+ * run there (lab/plan.ts).
+ */
+export const FOCUSED_NAMES = ['avalanche', 'hanging', 'methodSick', 'duplicates', 'coldCache', 'networkDelay'] as const;
 /** The names of the scenarios, in report order. */
-export const SCENARIO_NAMES = ['hardOutage', 'latency', 'errors', 'capacityDrop', 'flapping'] as const;
+export const SCENARIO_NAMES = [...FAULT_NAMES, ...FOCUSED_NAMES] as const;
 /** One of {@link SCENARIO_NAMES}. */
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/** A figure a scenario or a row records beyond the common ones (lab/seeds.ts lists them). */
+export type ExtraMetric = 'healthyRealInFault' | 'duplicates' | 'backlogPeak' | 'drainS' | 'drainPerS' | 'replicaShare' | 'defaultShare' | 'staleAgeP50S';
+
+/**
+ * A second traffic class at B, on the same threads (B's in-flight limit) as A's requests to C: its own Poisson
+ * arrivals, to C under another method (through the same protection: one client of C) or to D, a healthy
+ * dependency like C (through its own instance of the row: B protects each dependency with its own pipeline).
+ */
+export interface SecondClass {
+  readonly perSecond: number;
+  readonly method: string;
+  readonly target: 'C' | 'D';
+}
 
 /** A fault of C: what C is like at each moment of a run. */
 export interface Scenario {
@@ -53,13 +75,38 @@ export interface Scenario {
   errorRate(t: number): number;
   /** C's workers at `t`. */
   workers(t: number): number;
+  /** Time a call spends on the network before it reaches C, ms (C itself unaffected). @defaultValue 0 */
+  networkDelayMs?(t: number): number;
+  /** True while C accepts calls and never answers them (a hanging outage: only the caller's deadline ends the wait). */
+  hangs?(t: number): boolean;
+  /** The method the fault hits (`ctx.meta.method`); calls of any other method find C healthy. @defaultValue every method */
+  readonly sickMethod?: string;
+  /** A second traffic class at B (the avalanche of seed 000: unrelated requests that need B's threads). */
+  readonly second?: SecondClass;
+  /** A's clients send `share` of the requests again, with the same key, `afterMs` after the first (a double submit). */
+  readonly resubmit?: { readonly share: number; readonly afterMs: number };
+  /** Every request is a write with its own key (an idempotency key), whatever the row. */
+  readonly writes?: boolean;
+  /** How many items the reads spread over. @defaultValue 1,000 */
+  readonly items?: number;
+  /** What the scenario records beyond the common figures. */
+  readonly measures?: readonly ExtraMetric[];
 }
 
 const S = MODEL.faultStartMs;
 const E = MODEL.faultEndMs;
 const during = (t: number, end: number = E): boolean => t >= S && t < end;
 
-/** The five scenarios of strategies.md, by name. */
+const healthy = {
+  down: () => false,
+  slowdown: () => 1,
+  errorRate: () => 0,
+  workers: () => MODEL.workers,
+} as const;
+/** B's other traffic in the avalanche and the hanging outage: 100 requests/s to D, a healthy dependency like C. */
+const OTHER_TRAFFIC: SecondClass = Object.freeze({ perSecond: 100, method: 'get', target: 'D' });
+
+/** Every scenario, by name: the five of strategies.md, then the focused ones. */
 export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = Object.freeze({
   hardOutage: {
     name: 'hardOutage',
@@ -116,5 +163,70 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = Object.freeze
     slowdown: () => 1,
     errorRate: () => 0,
     workers: () => MODEL.workers,
+  },
+  avalanche: {
+    name: 'avalanche',
+    title: 'avalanche: latency ×50 + other traffic',
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    slowdown: (t) => (during(t) ? 50 : 1),
+    second: OTHER_TRAFFIC,
+    measures: ['healthyRealInFault'],
+  },
+  hanging: {
+    name: 'hanging',
+    title: 'hanging outage + other traffic',
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    hangs: (t) => during(t),
+    second: OTHER_TRAFFIC,
+    measures: ['healthyRealInFault'],
+  },
+  methodSick: {
+    name: 'methodSick',
+    title: 'one method down',
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    down: (t) => during(t),
+    sickMethod: 'get',
+    second: Object.freeze({ perSecond: 50, method: 'list', target: 'C' }),
+    measures: ['healthyRealInFault'],
+  },
+  duplicates: {
+    name: 'duplicates',
+    title: '30 % errors + double submits',
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    errorRate: (t) => (during(t) ? 0.3 : 0),
+    writes: true,
+    resubmit: Object.freeze({ share: 0.3, afterMs: 100 }),
+    measures: ['duplicates'],
+  },
+  coldCache: {
+    name: 'coldCache',
+    title: 'hard outage, cold cache',
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    down: (t) => during(t),
+    items: 100_000,
+  },
+  networkDelay: {
+    name: 'networkDelay',
+    title: 'network delay +250 ms',
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    networkDelayMs: (t) => (during(t) ? 250 : 0),
   },
 });

@@ -70,11 +70,17 @@ export function meets(x: number, op: Op, bound: number): boolean {
   }
 }
 
-/** The practical scale of a figure: the least gap the bimodality rule counts (10 points of a rate, 10 s, 0.5× of load). */
+/** The practical scale of a figure: the least gap the bimodality rule counts (10 points of a rate, 10 s, 0.5× of load, 500 queued writes). */
 export function minGapOf(metric: Metric): number {
   switch (metric) {
     case 'recoveryS':
     case 'rtoMaxS':
+    case 'drainS':
+    case 'staleAgeP50S':
+      return 10;
+    case 'backlogPeak':
+      return 500;
+    case 'drainPerS':
       return 10;
     case 'amplification':
       return 0.5;

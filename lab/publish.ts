@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { MODEL, SCENARIO_NAMES } from './model.js';
+import { publishPlan, runsOf } from './plan.js';
 import { ROW_NAMES } from './rows.js';
 import { PUBLISH_COMMAND, PUBLISHED_FILE, PUBLISHED_SEEDS } from './published.js';
 import { defaultWorkers, runLab } from './run.js';
@@ -15,9 +16,13 @@ function int(min: number) {
   };
 }
 
-// `node lab-dist/publish.js`: every row in every scenario at seeds 1..20, 180 s runs, figures only
+// `node lab-dist/publish.js`: every row in the five faults, and in each focused scenario the rows its claims
+// need and the baseline (lab/plan.ts, publishPlan), at seeds 1..20, 180 s runs, figures only
 const program = new Command('breakwater-lab-publish')
-  .description(`Runs every row in every scenario at ${PUBLISHED_SEEDS} seeds and writes their figures, per seed, to ${PUBLISHED_FILE}.`)
+  .description(
+    `Runs every row in the five faults, and in each focused scenario the rows its claims need and the baseline, at ${PUBLISHED_SEEDS} seeds, ` +
+      `and writes their figures, per seed, to ${PUBLISHED_FILE}.`,
+  )
   .option('--seeds <n>', 'how many seeds, from 1', int(1), PUBLISHED_SEEDS)
   .option('--out <file>', 'where to write the per-seed figures', PUBLISHED_FILE)
   .option('--workers <n>', 'worker threads', int(1), defaultWorkers())
@@ -28,10 +33,11 @@ const o = program.opts<{ seeds: number; out: string; workers: number }>();
 const started = performance.now();
 const cpuStart = process.cpuUsage();
 const seeds = Array.from({ length: o.seeds }, (_, i) => i + 1);
-const total = seeds.length * SCENARIO_NAMES.length * ROW_NAMES.length;
+const plan = publishPlan();
+const total = seeds.length * runsOf(plan);
 let last = 0;
 const results = await runLab(
-  { rows: ROW_NAMES, scenarios: SCENARIO_NAMES, seeds, durationMs: MODEL.durationMs },
+  { rows: ROW_NAMES, scenarios: SCENARIO_NAMES, seeds, durationMs: MODEL.durationMs, only: (row, scenario) => plan.get(row)!.has(scenario) },
   {
     workers: o.workers,
     workerUrl: new URL('./worker.js', import.meta.url),

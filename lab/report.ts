@@ -5,13 +5,16 @@ import { CLAIMS } from './claims.js';
 import { judgeAll, type ClaimResult } from './predicates.js';
 import type { LabResults } from './run.js';
 import { seedFileOf, windowOf, type SeedFile } from './seeds.js';
-import { cells, HEAD, ruleText, rtoCells, verdictFigure, verdictText } from './table.js';
+import { cells, extraColumns, extraLines, HEAD, ruleText, rtoCells, verdictFigure, verdictText } from './table.js';
 import { rtoCheck, rtoCheckLine } from './rto-check.js';
 import { compactSvg, verdictGrid } from './verdicts.js';
 import { formatEstimate } from './summary.js';
-import { SCENARIOS } from './model.js';
+import { FAULT_NAMES, SCENARIOS, type ScenarioName } from './model.js';
 
-/** The charts of each scenario: which series, its title and axis. */
+/** The scenarios the report draws charts for: the five faults. */
+export const CHARTED: ReadonlySet<ScenarioName> = new Set(FAULT_NAMES);
+
+/** The charts of each charted scenario: which series, its title and axis. */
 export const CHARTS: readonly { key: keyof Series; title: string; axis: string }[] = [
   { key: 'realSuccess', title: 'Real success rate (answered by C)', axis: 'share' },
   { key: 'p99RealMs', title: 'p99 latency of real answers at A (refusals and fallbacks left out)', axis: 'ms' },
@@ -154,7 +157,16 @@ export async function htmlReport(results: LabResults, perSeed: SeedFile = seedFi
     parts.push(`<table><thead><tr>${HEAD.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>`);
     for (const row of rows) parts.push(`<tr>${cells(perSeed, s.name, row).map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`);
     parts.push('</tbody></table>');
-    for (const c of CHARTS) {
+    const extra = extraColumns(perSeed, s.name);
+    if (extra.length > 0) {
+      parts.push(`<table class="extra"><thead><tr>${['row', ...extra.map((c) => c.head)].map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>`);
+      for (const line of extraLines(perSeed, s.name, extra)) parts.push(`<tr>${line.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`);
+      parts.push('</tbody></table>');
+    }
+    // charts for the five faults only: a focused scenario's claims read figures its tables show (the other class,
+    // duplicates, the replica), and four more charts per scenario would take the report past 1 MB
+    if (!CHARTED.has(s.name)) parts.push(`<p>No charts: this scenario's claims read the figures of its tables.</p>`);
+    for (const c of CHARTED.has(s.name) ? CHARTS : []) {
       if (c.key === 'breakerOpen' && !results.rows.some((x) => x.breaker)) continue;
       parts.push(`<figure class="chart" data-chart="${c.key}">${await chartSvg(results, s.name, c.key, c.title, c.axis)}</figure>`);
     }

@@ -6,7 +6,7 @@ import type { ExecutionContext } from '../lib/policy.js';
 import { strategies } from '../config/strategies/index.js';
 import { constant } from '../policies/retry/index.js';
 import type { Dependency } from './dependency.js';
-import { MODEL } from './model.js';
+import { MODEL, type ExtraMetric } from './model.js';
 import { deadlineBlind, type Caller } from './naive.js';
 
 /** What a degraded answer (a fallback's) is: anything but a fresh answer of C. */
@@ -18,6 +18,8 @@ const degraded = (): typeof DEGRADED => DEGRADED;
 export interface Writer {
   write(payload: unknown, options?: { key?: string; signal?: AbortSignal }): Promise<{ readonly status: string }>;
   readonly events$?: Observable<PolicyEvent>;
+  /** Writes waiting to be replayed (the backlog). */
+  readonly queued?: number;
 }
 
 /** The payload the lab writes through a writer: the request's own key (each write an independent record). */
@@ -37,25 +39,34 @@ export interface LabEnv {
   health(): number;
   /** Work B goes on doing after A gave up (a deadline-blind retry loop): it holds one of B's threads until it ends. */
   orphan(work: Promise<unknown>): void;
-  /** Delivers one payload to C (for writers): `deliver(payload, ctx)`. */
+  /** Delivers one payload to C (for writers): `deliver(payload, ctx)`; C applies it under the payload's key. */
   deliver(payload: unknown, ctx: ExecutionContext): Promise<unknown>;
+  /** Reads the replica of C, a secondary source (lab/dependency.ts, `REPLICA`): healthy, its data 2 s old. */
+  replica(): Promise<unknown>;
 }
 
 /** Builds a row's protection for one run, on the lab's clock and seeded random source. */
 export type RowFactory = (clock: Clock, random: () => number, lab: LabEnv) => Protection;
 
-/** One row of the lab: how to build it, whether it holds a breaker (for `rtoMax`), and its keys. */
+/** One row of the lab: how to build it, whether it holds a breaker (for `rtoMax`), its keys and what it records. */
 export interface RowSpec {
   readonly make: RowFactory;
   readonly breaker: boolean;
   /** `ctx.key` of each call: a read of one of 1,000 items (cache keys), or one key per request (idempotency keys). */
   readonly keys: 'items' | 'requests';
+  /** What the row records beyond the common figures, in every scenario. */
+  readonly measures: readonly ExtraMetric[];
 }
 
 const T = MODEL.attemptTimeoutMs;
 /** `boundedRetry`'s total timeout in the lab: under A's 500 ms patience, so its bound is what A sees (100 ms left to answer A). */
 export const BOUNDED_TOTAL_MS = 400;
-const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items'): RowSpec => ({ make, breaker, keys });
+const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items', measures: readonly ExtraMetric[] = []): RowSpec => ({
+  make,
+  breaker,
+  keys,
+  measures,
+});
 
 /**
  * Every row of the lab, in table order: name → factory; adding a row is one
@@ -67,7 +78,10 @@ const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items')
  * its total timeout under A's patience ({@link BOUNDED_TOTAL_MS}). Then the strategies (`writeBehind` writes one independent record per request), with their own defaults except the time B
  * gives an attempt (300 ms; `slowCallShield` counts calls over 200 ms slow),
  * and, for `adaptiveDegrade`, thresholds and signals scaled to the model
- * (high load 150/s, medium 100/s; B's occupancy as CPU; C's recent success as health).
+ * (high load 150/s, medium 100/s; B's occupancy as CPU; C's recent success as health), and, for
+ * `fallbackChain`, a secondary source: C's read replica, between the last good value and the default.
+ * `idempotentRetry` and `writeBehind` record the duplicate side effects at C, `writeBehind` its backlog and
+ * drain, `fallbackChain` where its degraded answers came from and how old they were.
  */
 export const ROWS = {
   baseline: row((clock) => policy({ clock })),
@@ -79,13 +93,19 @@ export const ROWS = {
   guardedRetry: row((clock, random) => strategies.guardedRetry({ clock, random, timeoutMs: T }), true),
   slowCallShield: row((clock, random) => strategies.slowCallShield({ clock, random, timeoutMs: T, slowCallMs: 200 }), true),
   errorCountTrip: row((clock, random) => strategies.errorCountTrip({ clock, random, fallback: degraded }), true),
-  idempotentRetry: row((clock, random) => strategies.idempotentRetry({ clock, random, timeoutMs: T }), false, 'requests'),
+  idempotentRetry: row((clock, random) => strategies.idempotentRetry({ clock, random, timeoutMs: T }), false, 'requests', ['duplicates']),
   writeBehind: row(
     (clock, random, lab) => strategies.writeBehind<LabWrite>({ clock, random, timeoutMs: T, deliver: lab.deliver, keyOf: (w) => w.key }),
     true,
     'requests',
+    ['backlogPeak', 'drainS', 'drainPerS', 'duplicates'],
   ),
-  fallbackChain: row((clock, random) => strategies.fallbackChain({ clock, random, timeoutMs: T, defaultValue: DEGRADED }), true),
+  fallbackChain: row(
+    (clock, random, lab) => strategies.fallbackChain({ clock, random, timeoutMs: T, fallbacks: [() => lab.replica()], defaultValue: DEGRADED }),
+    true,
+    'items',
+    ['replicaShare', 'defaultShare', 'staleAgeP50S'],
+  ),
   layeredBreakers: row((clock, random) => strategies.layeredBreakers({ clock, random, timeoutMs: T, fallback: degraded }), true),
   adaptiveDegrade: row((clock, random, lab) =>
     strategies.adaptiveDegrade({ clock, random, fallback: degraded, thresholds: { qpsHigh: 150, qpsMid: 100 }, signals: { cpu: lab.cpu, health: lab.health } }),

@@ -17,6 +17,8 @@ export interface LabOptions {
   /** The seeds; the charts show the first one's runs (the others keep their figures only). */
   readonly seeds: readonly number[];
   readonly durationMs: number;
+  /** A scenario's own run length, where it differs from `durationMs` (`npm start`'s focused scenarios). */
+  readonly durationOf?: (scenario: ScenarioName) => number;
   /** Which (row, scenario) pairs to run: all of them by default. */
   readonly only?: (row: RowName, scenario: ScenarioName) => boolean;
 }
@@ -89,7 +91,7 @@ export async function runLab(options: LabOptions, runner: RunnerOptions = {}): P
   const jobs: Job[] = [];
   for (const [k, seed] of options.seeds.entries())
     for (const scenario of options.scenarios)
-      for (const row of options.rows) if (options.only?.(row, scenario) ?? true) jobs.push({ row, scenario, seed, durationMs: options.durationMs, series: k === 0 });
+      for (const row of options.rows) if (options.only?.(row, scenario) ?? true) jobs.push({ row, scenario, seed, durationMs: options.durationOf?.(scenario) ?? options.durationMs, series: k === 0 });
   const results = await runJobs(jobs, runner);
   return {
     seeds: options.seeds,

@@ -1,11 +1,29 @@
 import type { Figures } from './figures.js';
-import { MODEL, SCENARIOS, type ScenarioName } from './model.js';
+import { MODEL, SCENARIOS, type ExtraMetric, type ScenarioName } from './model.js';
 import { ROWS, type RowName } from './rows.js';
 import type { LabResults, RunResult } from './run.js';
 
 /**
+ * The figures some scenarios and rows record beyond the common ones, in this order (lab/model.ts `measures`,
+ * lab/rows.ts `measures`): the second class's real answers during the fault, the share of keys whose side
+ * effect C applied twice, a writer's largest backlog, its drain time and rate after the fault, and where a fallback
+ * chain's answers came from (the replica, the default) with the median age of those carrying data.
+ */
+export const EXTRA_METRICS = [
+  'healthyRealInFault',
+  'duplicates',
+  'backlogPeak',
+  'drainS',
+  'drainPerS',
+  'replicaShare',
+  'defaultShare',
+  'staleAgeP50S',
+] as const satisfies readonly ExtraMetric[];
+
+/**
  * The figures kept per seed, in this order: what the docs' tables, the claims and the `rtoMax` check read.
- * `rtoMaxS` comes last and only for breaker rows (their vectors are one longer).
+ * `rtoMaxS` comes for breaker rows only (their vectors are one longer), then the {@link EXTRA_METRICS} a run
+ * records; a figure a run does not record is written `"-"` when a later one follows, and left out at the end.
  */
 export const METRICS = [
   'answered',
@@ -20,12 +38,13 @@ export const METRICS = [
   'recoveryS',
   'breakerOpenInFault',
   'rtoMaxS',
+  ...EXTRA_METRICS,
 ] as const;
 /** One of {@link METRICS}. */
 export type Metric = (typeof METRICS)[number];
 
-/** A figure of one run: a number, or null for ∞ (a recovery not within the run, an unbounded `rtoMax`). */
-export type Value = number | null;
+/** A figure of one run: a number, null for ∞ (a recovery not within the run, an unbounded `rtoMax`), `"-"` for none. */
+export type Value = number | null | '-';
 
 /**
  * The per-seed figures of a set of runs (`lab/published.json` for the published ones): for each seed, scenario
@@ -59,7 +78,9 @@ export function vectorOf(row: RowName, f: Figures): Value[] {
     f.recoveryS,
     f.breakerOpenInFault,
   ];
-  if (ROWS[row].breaker && f.rto !== undefined) v.push(f.rto.rtoMaxS);
+  v.push(ROWS[row].breaker && f.rto !== undefined ? f.rto.rtoMaxS : '-');
+  for (const m of EXTRA_METRICS) v.push(f.extra?.[m] === undefined ? '-' : f.extra[m]!);
+  while (v[v.length - 1] === '-') v.pop();
   return v;
 }
 
@@ -90,6 +111,7 @@ export function valuesOf(file: SeedFile, scenario: ScenarioName, row: RowName, m
     const v = file.runs[String(seed)]?.[scenario]?.[row];
     if (v === undefined || i < 0 || i >= v.length) continue;
     const x = v[i];
+    if (x === '-') continue;
     out.push(x === null || x === undefined ? Infinity : x);
   }
   return out;
@@ -99,7 +121,7 @@ export function valuesOf(file: SeedFile, scenario: ScenarioName, row: RowName, m
 export function seedFileJson(file: SeedFile): string {
   const text = JSON.stringify(file, null, 1);
   // a vector of numbers (and nulls) on one line
-  return `${text.replace(/\[\n\s*((?:-?[\d.e+-]+|null)(?:,\n\s*(?:-?[\d.e+-]+|null))*)\n\s*\]/g, (_m, body: string) => `[${body.replace(/,\n\s*/g, ',')}]`)}\n`;
+  return `${text.replace(/\[\n\s*((?:-?[\d.e+-]+|null|"-")(?:,\n\s*(?:-?[\d.e+-]+|null|"-"))*)\n\s*\]/g, (_m, body: string) => `[${body.replace(/,\n\s*/g, ',')}]`)}\n`;
 }
 
 /** The window the figures cover for a scenario, as text (for the tables). */

@@ -3,13 +3,23 @@ import type { Clock } from '../lib/clock.js';
 import type { PolicyEvent } from '../lib/events.js';
 import { seededRandom } from '../lib/testing.js';
 import { LabClock } from './clock.js';
-import { Dependency, isFreshAnswer, type DependencyProbe } from './dependency.js';
+import { Dependency, isFreshAnswer, replicaAnswer, type DependencyProbe } from './dependency.js';
 import { MODEL, SCENARIOS, type Scenario, type ScenarioName } from './model.js';
 import { modelWith, scenarioWith, type Model, type RunOverrides } from './override.js';
-import { ROWS, type LabEnv, type Protection, type RowName, type Writer } from './rows.js';
+import { ROWS, type LabEnv, type LabWrite, type Protection, type RowName, type Writer } from './rows.js';
 
 /** How a request at A ended. */
 export const Outcome = Object.freeze({ Failed: 0, Real: 1, Degraded: 2 } as const);
+
+/** Where an answer came from: none (failed, or a writer's), C fresh, C's data cached earlier, the replica, the default. */
+export const Source = Object.freeze({ None: 0, Fresh: 1, Stale: 2, Replica: 3, Default: 4 } as const);
+
+/** The requests of one traffic class: arrival time, latency and outcome of each. */
+export interface ClassRecord {
+  readonly arrival: Float64Array;
+  readonly latency: Float64Array;
+  readonly outcome: Uint8Array;
+}
 
 /** Everything a run recorded, in simulated time (ms since the start of the run). */
 export interface RunRecord {
@@ -22,6 +32,18 @@ export interface RunRecord {
   readonly arrival: Float64Array;
   readonly latency: Float64Array;
   readonly outcome: Uint8Array;
+  /** Per request at A: where its answer came from ({@link Source}) and, for an answer carrying data, its age when served (ms; NaN otherwise). */
+  readonly source?: Uint8Array;
+  readonly age?: Float64Array;
+  /** The second traffic class's requests, when the scenario has one. */
+  readonly second?: ClassRecord;
+  /** Share of the keys whose side effect C applied more than once (of the keys it applied). */
+  readonly duplicates?: number;
+  /**
+   * For a writer: the most writes queued at once, the writes queued when the fault ended and when the run ended,
+   * and when the queue was first empty again at or after the fault's end (ms; undefined: never within the run).
+   */
+  readonly backlog?: { readonly peak: number; readonly atFaultEnd: number; readonly atEnd: number; readonly drainedAt: number | undefined };
   /** Per bucket ({@link MODEL.bucketMs}): attempts offered to C, jobs C finished for nobody, jobs held by C at the bucket's end. */
   readonly attempts: Float64Array;
   readonly wasted: Float64Array;
@@ -48,9 +70,22 @@ function streams(seed: number) {
   return { arrivals: seededRandom(seed * 7 + 1), service: seededRandom(seed * 7 + 2), policy: seededRandom(seed * 7 + 3), items: seededRandom(seed * 7 + 4) };
 }
 
-/** Poisson arrival times in [0, durationMs), `perSecond` on average. */
-export function arrivalTimes(seed: number, durationMs: number, perSecond: number = MODEL.offeredPerSecond): Float64Array {
-  const random = streams(seed).arrivals;
+/**
+ * Seeds of the streams the focused scenarios add (lab/model.ts): the second class's arrivals, the resubmits, and
+ * D's service times and the second protection's random source. Apart from the others, so the five faults' runs
+ * draw exactly what they drew before.
+ */
+function moreStreams(seed: number) {
+  // seed * 7 + 1..4 are taken above; past the seeds' range for the two that do not fit in the same slots
+  return { second: seededRandom(seed * 7 + 5), resubmit: seededRandom(seed * 7 + 6), d: seededRandom(1_000_000 + seed * 2), policy2: seededRandom(1_000_001 + seed * 2) };
+}
+
+/**
+ * Poisson arrival times in [0, durationMs): A's requests (`perSecond` on average, the model's offered load by
+ * default), or, `second` set, the second class's.
+ */
+export function arrivalTimes(seed: number, durationMs: number, perSecond: number = MODEL.offeredPerSecond, second = false): Float64Array {
+  const random = second ? moreStreams(seed).second : streams(seed).arrivals;
   const meanGap = 1_000 / perSecond;
   const out: number[] = [];
   for (let t = -Math.log(1 - random()) * meanGap; t < durationMs; t += -Math.log(1 - random()) * meanGap) out.push(t);
@@ -138,21 +173,23 @@ async function play(
     },
   };
   const c = new Dependency(clock, rs.service, scenario, probe, t0, model);
+  const more = moreStreams(seed);
   const spec = ROWS[row];
   let inFlight = 0;
   let peakInFlight = 0;
-  const lab: LabEnv = {
-    c,
+  const envOf = (dep: Dependency): LabEnv => ({
+    c: dep,
     cpu: () => inFlight / model.inFlightLimit,
-    health: () => c.health(),
+    health: () => dep.health(),
     orphan: (work) => {
       inFlight++;
       const done = (): void => void inFlight--;
       work.then(done, done);
     },
-    deliver: (_payload, ctx) => c.call(ctx),
-  };
-  const protection = spec.make(clock, rs.policy, lab);
+    deliver: (payload, ctx) => dep.call(ctx, (payload as LabWrite).key),
+    replica: () => replicaAnswer(clock, t0),
+  });
+  const protection = spec.make(clock, rs.policy, envOf(c));
 
   // breaker state from the protection's events: count breakers not closed
   const states = new Map<string, string>();
@@ -183,46 +220,93 @@ async function play(
     });
   }
 
-  // A's deadline, a key (one of 1,000 items read, or one per request) and labels for keyed breakers
+  // A's deadline, a key (one of the items read, or one per request) and labels for keyed breakers
   const meta = Object.freeze({ method: 'get', service: 'C' });
-  const items = Array.from({ length: 1_000 }, (_, k) => `item-${k}`);
+  const itemCount = scenario.items ?? 1_000;
   const itemOf = rs.items;
-  const keyOf = spec.keys === 'requests' ? (i: number) => `request-${i}` : () => items[Math.floor(itemOf() * items.length)]!;
+  const perRequest = spec.keys === 'requests' || scenario.writes === true;
+  const keyOf = perRequest ? (i: number) => `request-${i}` : () => `item-${Math.floor(itemOf() * itemCount)}`;
+  const callOf = (p: Protection, dep: Dependency, callMeta: Readonly<Record<string, string>>): ((key: string) => Promise<unknown>) =>
+    isWriter(p) ? (key) => p.write({ key } satisfies LabWrite, { key }) : (key) => p.execute(dep.op, { timeout: model.callerPatienceMs, key, meta: callMeta });
+  const call = callOf(protection, c, meta);
   const writer = isWriter(protection);
-  const call: (i: number) => Promise<unknown> = isWriter(protection)
-    ? (i) => {
-        const key = keyOf(i);
-        return protection.write({ key }, { key });
-      }
-    : (i) => protection.execute(c.op, { timeout: model.callerPatienceMs, key: keyOf(i), meta });
+  const source = new Uint8Array(n);
+  const age = new Float64Array(n).fill(NaN);
   const settle = (i: number, value: unknown, failed: boolean): void => {
     inFlight--;
-    latency[i] = clock.now() - t0 - arrival[i]!;
+    const now = clock.now() - t0;
+    latency[i] = now - arrival[i]!;
     // real: a fresh answer of C, made after the request arrived (a cached copy of an older one is degraded)
     // for a writer: delivered now is real, durably queued is answered
     const real = writer ? (value as { status?: string } | undefined)?.status === 'delivered' : isFreshAnswer(value, arrival[i]!);
     outcome[i] = failed ? Outcome.Failed : real ? Outcome.Real : Outcome.Degraded;
+    if (failed || writer) return;
+    const from = (value as { from?: string; at?: number } | undefined)?.from;
+    source[i] = real ? Source.Fresh : from === 'C' ? Source.Stale : from === 'replica' ? Source.Replica : Source.Default;
+    if (from === 'C' || from === 'replica') age[i] = now - (value as { at: number }).at;
+  };
+  // B admits a call when it has a thread left; the call holds it until it settles
+  const admit = (arrivedAt: number): boolean => {
+    if (inFlight >= model.inFlightLimit) return false; // B refuses: no thread left
+    inFlight++;
+    if (inFlight > peakInFlight && arrivedAt >= scenario.faultStartMs && arrivedAt < scenario.faultEndMs + model.afterFaultMs) peakInFlight = inFlight;
+    return true;
+  };
+  const resubmit = scenario.resubmit;
+  const again = (key: string): void => {
+    // the same request sent again: it needs a thread of B, and its answer is nobody's figure
+    if (!admit(clock.now() - t0)) return;
+    const done = (): void => void inFlight--;
+    call(key).then(done, done);
   };
   let next = 0;
   const arrive = (): void => {
     const i = next++;
     if (next < n) clock.setTimeout(arrive, arrival[next]! - arrival[i]!);
-    if (inFlight >= model.inFlightLimit) {
-      outcome[i] = Outcome.Failed; // B refuses: no thread left
+    const twice = resubmit !== undefined && more.resubmit() < resubmit.share;
+    if (!admit(arrival[i]!)) {
+      outcome[i] = Outcome.Failed;
       latency[i] = 0;
+      // the user sends it again all the same (a key per request: nothing drawn)
+      if (twice && perRequest) clock.setTimeout(() => again(keyOf(i)), resubmit.afterMs);
       return;
     }
-    inFlight++;
-    if (inFlight > peakInFlight && arrival[i]! >= scenario.faultStartMs && arrival[i]! < scenario.faultEndMs + model.afterFaultMs) peakInFlight = inFlight;
-    call(i).then(
+    // the key is drawn once B admits the request (the items stream is drawn as it always was)
+    const key = keyOf(i);
+    if (twice) clock.setTimeout(() => again(key), resubmit.afterMs);
+    call(key).then(
       (v) => settle(i, v, false),
       () => settle(i, undefined, true),
     );
   };
   if (n > 0) clock.setTimeout(arrive, arrival[0]!);
+  const second =
+    scenario.second === undefined
+      ? undefined
+      : playSecond(scenario, seed, durationMs, clock, t0, {
+          more,
+          admit,
+          release: () => void inFlight--,
+          callC: callOf(protection, c, Object.freeze({ method: scenario.second.method, service: 'C' })),
+          callD: (d) => callOf(spec.make(clock, more.policy2, envOf(d)), d, Object.freeze({ method: scenario.second!.method, service: 'D' })),
+        });
+  const queued = writer ? (): number => (protection as Writer).queued ?? 0 : undefined;
+  let backlogPeak = 0;
+  let queuedAtFaultEnd = 0;
+  let drainedAt: number | undefined;
+  const watchBacklog = (): void => {
+    if (queued === undefined) return;
+    const t = clock.now() - t0;
+    const q = queued();
+    if (q > backlogPeak) backlogPeak = q;
+    if (q === 0 && drainedAt === undefined && t >= scenario.faultEndMs) drainedAt = t;
+  };
+  // the writer's queue shrinks on each replay: check it then, and at every bucket
+  const replays = writer ? protection.events$?.subscribe((e: PolicyEvent) => (e.type === 'replayed' || e.type === 'writeQueued' ? watchBacklog() : undefined)) : undefined;
   const sample = (): void => {
     const t = clock.now() - t0;
     held[bucketOf(t - 1)] = c.held;
+    watchBacklog();
     if (t + MODEL.bucketMs <= durationMs) clock.setTimeout(sample, MODEL.bucketMs);
   };
   clock.setTimeout(sample, MODEL.bucketMs);
@@ -240,12 +324,14 @@ async function play(
         } else if (s === 'half-open' && state === 'closed') state = 'half-open';
       }
       atFaultEnd = { state, openElapsedMs, backlog: c.held };
+      queuedAtFaultEnd = queued?.() ?? 0;
     }, scenario.faultEndMs);
   }
   // let the last requests settle: A gives up after its patience at the latest
   await clock.run(t0 + durationMs + model.callerPatienceMs + 100);
   if (openBreakers > 0) addOpenTime(openSince, durationMs);
   sub?.unsubscribe();
+  replays?.unsubscribe();
   return {
     row,
     scenario: scenarioName,
@@ -254,6 +340,11 @@ async function play(
     arrival,
     latency,
     outcome,
+    source,
+    age,
+    ...(second === undefined ? {} : { second }),
+    duplicates: c.duplicateShare(),
+    ...(queued === undefined ? {} : { backlog: { peak: backlogPeak, atFaultEnd: queuedAtFaultEnd, atEnd: queued(), drainedAt } }),
     attempts,
     wasted,
     held,
@@ -266,3 +357,65 @@ async function play(
     atFaultEnd,
   };
 }
+
+/**
+ * Plays the scenario's second traffic class at B: its own Poisson arrivals, admitted on B's threads (`admit`,
+ * `release`), to C through the row's protection or to D, a healthy dependency like C, through its own instance
+ * of the row (`makeFor`). Returns the class's requests, filled in as the run plays.
+ */
+function playSecond(
+  scenario: Scenario,
+  seed: number,
+  durationMs: number,
+  clock: Clock,
+  t0: number,
+  b: {
+    readonly more: ReturnType<typeof moreStreams>;
+    /** Takes one of B's threads for a request that arrived at `arrivedAt`, or says there is none. */
+    readonly admit: (arrivedAt: number) => boolean;
+    readonly release: () => void;
+    /** Calls C through the row's protection. */
+    readonly callC: (key: string) => Promise<unknown>;
+    /** Calls `d` through a new instance of the row. */
+    readonly callD: (d: Dependency) => (key: string) => Promise<unknown>;
+  },
+): ClassRecord {
+  const spec = scenario.second!;
+  const arrival = arrivalTimes(seed, durationMs, spec.perSecond, true);
+  const n = arrival.length;
+  const latency = new Float64Array(n);
+  const outcome = new Uint8Array(n);
+  const quiet: DependencyProbe = { onAttempt: () => undefined, onAttemptSettled: () => undefined, onWasted: () => undefined };
+  const call = spec.target === 'D' ? b.callD(new Dependency(clock, b.more.d, HEALTHY, quiet, t0)) : b.callC;
+  let next = 0;
+  const arrive = (): void => {
+    const i = next++;
+    if (next < n) clock.setTimeout(arrive, arrival[next]! - arrival[i]!);
+    if (!b.admit(arrival[i]!)) return; // refused: outcome stays Failed, latency 0
+    const settle = (value: unknown, failed: boolean): void => {
+      b.release();
+      latency[i] = clock.now() - t0 - arrival[i]!;
+      const real = (value as { status?: string } | undefined)?.status === 'delivered' || isFreshAnswer(value, arrival[i]!);
+      outcome[i] = failed ? Outcome.Failed : real ? Outcome.Real : Outcome.Degraded;
+    };
+    call(`other-${i}`).then(
+      (v) => settle(v, false),
+      () => settle(undefined, true),
+    );
+  };
+  if (n > 0) clock.setTimeout(arrive, arrival[0]!);
+  return { arrival, latency, outcome };
+}
+
+/** D: a dependency like C that no fault touches. */
+const HEALTHY: Scenario = Object.freeze({
+  name: 'hardOutage',
+  title: 'healthy',
+  faultStartMs: Infinity,
+  faultEndMs: Infinity,
+  changesAt: [],
+  down: () => false,
+  slowdown: () => 1,
+  errorRate: () => 0,
+  workers: () => MODEL.workers,
+});

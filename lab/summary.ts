@@ -19,6 +19,18 @@ export const COLUMNS: readonly { metric: Metric; head: string }[] = [
   { metric: 'rtoMaxS', head: 'rtoMax s' },
 ];
 
+/** The figures some scenarios and rows record beyond {@link COLUMNS} (lab/seeds.ts, `EXTRA_METRICS`), with their headers. */
+export const EXTRA_COLUMNS: readonly { metric: Metric; head: string }[] = [
+  { metric: 'healthyRealInFault', head: 'other class real in fault' },
+  { metric: 'duplicates', head: 'keys applied twice' },
+  { metric: 'backlogPeak', head: 'backlog peak' },
+  { metric: 'drainS', head: 'drained s' },
+  { metric: 'drainPerS', head: 'drained / s' },
+  { metric: 'replicaShare', head: 'from replica' },
+  { metric: 'defaultShare', head: 'default' },
+  { metric: 'staleAgeP50S', head: 'stale age p50 s' },
+];
+
 /** One cell's figure over seeds, or undefined when the row has none (rtoMax of a row without a breaker). */
 export function estimateOf(file: SeedFile, scenario: ScenarioName, row: RowName, metric: Metric): Estimate | undefined {
   const values = valuesOf(file, scenario, row, metric);
@@ -36,16 +48,25 @@ export function formatValue(metric: Metric, x: number): string {
     case 'realSuccessDuringFault':
     case 'realSuccessAfterFault':
     case 'breakerOpenInFault':
+    case 'healthyRealInFault':
+    case 'duplicates':
+    case 'replicaShare':
+    case 'defaultShare':
       return `${pct(x)} %`;
     case 'p50Ms':
     case 'p99Ms':
     case 'p99RealMs':
     case 'peakInFlight':
+    case 'backlogPeak':
       return num(0)(x);
     case 'amplification':
       return num(2)(x);
+    case 'drainPerS':
+      return num(1)(x);
     case 'recoveryS':
     case 'rtoMaxS':
+    case 'drainS':
+    case 'staleAgeP50S':
       return num(1)(x);
   }
 }
@@ -55,9 +76,7 @@ export function formatDelta(metric: Metric, x: number): string {
   if (x === 0) return '0';
   const sign = x > 0 ? '+' : '−';
   const a = Math.abs(x);
-  if (metric === 'answered' || metric === 'realSuccess' || metric === 'realSuccessDuringFault' || metric === 'realSuccessAfterFault' || metric === 'breakerOpenInFault') {
-    return `${sign}${pct(a)} pt`;
-  }
+  if (formatValue(metric, 0).endsWith(' %')) return `${sign}${pct(a)} pt`;
   return `${sign}${formatValue(metric, a)}`;
 }
 

@@ -4,7 +4,7 @@ import type { ClaimResult, ScenarioVerdict } from './predicates.js';
 import { rtoCheck, rtoCheckLine, type RtoCell } from './rto-check.js';
 import type { RowName } from './rows.js';
 import { valuesOf, windowOf, type SeedFile } from './seeds.js';
-import { BIMODAL_MARK, COLUMNS, estimateOf, formatDelta, formatEstimate, formatValue } from './summary.js';
+import { BIMODAL_MARK, COLUMNS, estimateOf, EXTRA_COLUMNS, formatDelta, formatEstimate, formatValue } from './summary.js';
 import { SCENARIOS } from './model.js';
 
 /** The table's header: the row, then each figure. */
@@ -13,6 +13,23 @@ export const HEAD = ['row', ...COLUMNS.map((c) => c.head)] as const;
 /** One table line of a row in a scenario: each figure's median over seeds, with its interval. */
 export function cells(file: SeedFile, scenario: ScenarioName, row: RowName): string[] {
   return [row, ...COLUMNS.map((c) => formatEstimate(c.metric, estimateOf(file, scenario, row, c.metric), file.seeds.length))];
+}
+
+/** The rows of `file` that ran in `scenario` (a focused scenario runs only the rows its claims need). */
+export function rowsIn(file: SeedFile, scenario: ScenarioName): RowName[] {
+  return file.rows.filter((row) => file.seeds.some((seed) => file.runs[String(seed)]?.[scenario]?.[row] !== undefined));
+}
+
+/** The figures beyond {@link COLUMNS} that some row recorded in `scenario`: the columns of its second table. */
+export function extraColumns(file: SeedFile, scenario: ScenarioName): typeof EXTRA_COLUMNS {
+  return EXTRA_COLUMNS.filter((c) => file.rows.some((row) => valuesOf(file, scenario, row, c.metric).length > 0));
+}
+
+/** The rows that recorded a figure of `columns` in `scenario`, each with its line of the second table. */
+export function extraLines(file: SeedFile, scenario: ScenarioName, columns: typeof EXTRA_COLUMNS): string[][] {
+  return rowsIn(file, scenario)
+    .filter((row) => columns.some((c) => valuesOf(file, scenario, row, c.metric).length > 0))
+    .map((row) => [row, ...columns.map((c) => formatEstimate(c.metric, estimateOf(file, scenario, row, c.metric), file.seeds.length))]);
 }
 
 /** The cells of the `rtoMax` check: every breaker row in every scenario at every seed. */
@@ -38,8 +55,14 @@ export function terminalTables(file: SeedFile): string {
   const out: string[] = [];
   for (const scenario of file.scenarios) {
     const t = new Table({ head: [...HEAD], style: { head: [], border: [] }, colAligns: ['left', ...COLUMNS.map(() => 'right' as const)] });
-    for (const row of file.rows) t.push(cells(file, scenario, row));
+    for (const row of rowsIn(file, scenario)) t.push(cells(file, scenario, row));
     out.push(`${SCENARIOS[scenario].title} (${windowOf(scenario)}; ${seedsText(file)}, median (95 % interval))`, t.toString(), '');
+    const extra = extraColumns(file, scenario);
+    if (extra.length > 0) {
+      const x = new Table({ head: ['row', ...extra.map((c) => c.head)], style: { head: [], border: [] }, colAligns: ['left', ...extra.map(() => 'right' as const)] });
+      for (const line of extraLines(file, scenario, extra)) x.push(line);
+      out.push(x.toString(), '');
+    }
   }
   out.push(rtoCheckLine(rtoCheck(rtoCells(file))), '');
   return out.join('\n');
@@ -54,8 +77,15 @@ export function markdownTables(file: SeedFile): string {
   ];
   for (const scenario of file.scenarios) {
     out.push(`#### ${SCENARIOS[scenario].title} (${windowOf(scenario)})`, '', `| ${HEAD.join(' | ')} |`, `|${HEAD.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`);
-    for (const row of file.rows) out.push(`| ${cells(file, scenario, row).map((c, i) => (i === 0 ? `\`${c}\`` : c)).join(' | ')} |`);
+    for (const row of rowsIn(file, scenario)) out.push(`| ${cells(file, scenario, row).map((c, i) => (i === 0 ? `\`${c}\`` : c)).join(' | ')} |`);
     out.push('');
+    const extra = extraColumns(file, scenario);
+    if (extra.length > 0) {
+      const head = ['row', ...extra.map((c) => c.head)];
+      out.push(`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`);
+      for (const line of extraLines(file, scenario, extra)) out.push(`| ${line.map((c, i) => (i === 0 ? `\`${c}\`` : c)).join(' | ')} |`);
+      out.push('');
+    }
   }
   out.push(`${rtoCheckLine(rtoCheck(rtoCells(file)))} (over every seed).`, '');
   return out.join('\n');

@@ -3,7 +3,7 @@ import { policy } from '../../api/builder.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { seededRandom } from '../../lib/testing.js';
 import { LabClock } from '../../lab/clock.js';
-import { Dependency, isFreshAnswer, type DependencyProbe } from '../../lab/dependency.js';
+import { Dependency, isFreshAnswer, REPLICA, replicaAnswer, type DependencyProbe } from '../../lab/dependency.js';
 import { SCENARIOS } from '../../lab/model.js';
 
 function setup(scenario: keyof typeof SCENARIOS, atMs: number) {
@@ -62,5 +62,80 @@ describe('dependency C', () => {
     expect(((await r) as Error).name).toBe('DependencyDownError');
     expect(seen).toEqual({ attempts: 1, ok: 0, failed: 1, wasted: 0 });
     expect(c.health()).toBe(0);
+  });
+
+  it("in a hanging outage accepts the call and never answers: only the caller's deadline ends the wait, and C does no work", async () => {
+    const { clock, c, seen } = setup('hanging', 40_000);
+    const started = clock.now();
+    const r = policy({ clock })
+      .execute(c.op, { timeout: 250 })
+      .then(
+        () => 'answered',
+        (e: unknown) => ({ error: e, at: clock.now() - started }),
+      );
+    await clock.run(started + 10_000);
+    const { error, at } = (await r) as { error: unknown; at: number };
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(at).toBe(250);
+    expect(c.held).toBe(0);
+    expect(seen).toEqual({ attempts: 1, ok: 0, failed: 1, wasted: 0 });
+  });
+
+  it('hits only the sick method when the fault names one: the other method finds C healthy', async () => {
+    const { clock, c } = setup('methodSick', 40_000);
+    const sick = policy({ clock }).execute(c.op, { meta: { method: 'get' } }).catch((e: unknown) => e);
+    const other = policy({ clock }).execute(c.op, { meta: { method: 'list' } });
+    await clock.run(clock.now() + 1_000);
+    expect(((await sick) as Error).name).toBe('DependencyDownError');
+    expect(isFreshAnswer(await other, 0)).toBe(true);
+  });
+
+  it('counts the side effects it applies per key: a job it finished twice for one key is a duplicate, a failed or refused one no effect', async () => {
+    const { clock, c } = setup('latency', 0);
+    const calls = ['a', 'a', 'b', 'c'].map((key) => policy({ clock }).execute(c.op, { key }));
+    await clock.run(clock.now() + 1_000);
+    await Promise.all(calls);
+    expect(c.duplicateShare()).toBe(1 / 3); // a twice; b and c once
+    // an effect key apart from ctx.key (a writer's payload key), and a job abandoned by its caller still applies it
+    const late = policy({ clock })
+      .execute((ctx) => c.call(ctx, 'b'), { key: 'write-id-1', timeout: 1 })
+      .catch(() => undefined);
+    await clock.run(clock.now() + 1_000);
+    await late;
+    expect(c.duplicateShare()).toBe(2 / 3);
+    const down = setup('hardOutage', 40_000);
+    const refused = policy({ clock: down.clock }).execute(down.c.op, { key: 'a' }).catch(() => undefined);
+    await down.clock.run(down.clock.now() + 1_000);
+    await refused;
+    expect(down.c.duplicateShare()).toBe(0);
+  });
+});
+
+describe('a network delay', () => {
+  it('delivers the call to C that much later, and a caller that gives up meanwhile drops it on the way: no work at C', async () => {
+    const { clock, c, seen } = setup('networkDelay', 40_000);
+    const started = clock.now();
+    const answered = policy({ clock })
+      .execute(c.op, { key: 'a' })
+      .then(() => clock.now() - started);
+    const dropped = policy({ clock })
+      .execute(c.op, { key: 'b', timeout: 100 })
+      .catch((e: unknown) => ({ error: e, at: clock.now() - started }));
+    await clock.run(started + 2_000);
+    expect(await answered).toBeGreaterThan(250); // 250 ms on the way, then the service time
+    expect(await dropped).toEqual({ error: expect.any(TimeoutError), at: 100 });
+    expect(seen).toEqual({ attempts: 2, ok: 1, failed: 1, wasted: 0 });
+    expect(c.duplicateShare()).toBe(0);
+  });
+});
+
+describe('the replica', () => {
+  it('answers after its delay with data as old as its lag', async () => {
+    const clock = new LabClock(1_000_000);
+    const t0 = clock.now() - 5_000; // 5 s into the run
+    const answer = replicaAnswer(clock, t0);
+    await clock.run(clock.now() + REPLICA.delayMs);
+    expect(await answer).toEqual({ from: 'replica', at: 5_000 + REPLICA.delayMs - REPLICA.lagMs });
+    expect(isFreshAnswer(await answer, 0)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { figuresOf } from '../../lab/figures.js';
+import { extraFigures, figuresOf } from '../../lab/figures.js';
 import { MODEL } from '../../lab/model.js';
-import { Outcome, type RunRecord } from '../../lab/simulate.js';
+import { Outcome, Source, type RunRecord } from '../../lab/simulate.js';
 import { lastJobMs, sumQuantileMs } from '../../lab/recovery.js';
 
 /** A synthetic run of the capacity-drop scenario (fault 30–60 s): one request every 10 ms, real unless `failed(t)`. */
@@ -89,5 +89,32 @@ describe('figures apart: after the fault, and the real answers alone', () => {
     expect(series.p99RealMs[40]).toBeNull();
     expect(series.p99RealMs[10]).not.toBeNull();
     expect(series.held).toHaveLength(series.realSuccess.length);
+  });
+});
+
+describe('the figures a scenario or a row records beyond the common ones', () => {
+  it('the second class’s real answers during the fault, the duplicates, and a writer’s backlog and drain', () => {
+    const r = record(() => false);
+    const arrival = Float64Array.from({ length: 100 }, (_, i) => i * 1_000); // one request a second, 0–99 s
+    const outcome = Uint8Array.from(arrival, (t) => (t >= 30_000 && t < 36_000 ? Outcome.Failed : Outcome.Real));
+    const backlog = { peak: 1_234, atFaultEnd: 1_000, atEnd: 0, drainedAt: 72_500 };
+    const run: RunRecord = { ...r, second: { arrival, latency: new Float64Array(100), outcome }, duplicates: 0.123456, backlog };
+    const all = new Set(['healthyRealInFault', 'duplicates', 'backlogPeak', 'drainS', 'drainPerS'] as const);
+    // 6 of the 30 requests of the fault (30–59 s) failed; 1,000 writes delivered in the 12.5 s after the fault (60 s)
+    expect(extraFigures(run, all, 30_000, 120_000)).toEqual({ healthyRealInFault: 0.8, duplicates: 0.1235, backlogPeak: 1_234, drainS: 12.5, drainPerS: 80 });
+    // not drained within the run (180 s): 6,000 queued at the fault's end, 600 left at the end: 5,400 in 120 s
+    const undrained = { ...run, backlog: { peak: 6_000, atFaultEnd: 6_000, atEnd: 600, drainedAt: undefined } };
+    expect(extraFigures(undrained, new Set(['drainS', 'drainPerS'] as const), 30_000, 120_000)).toEqual({ drainS: null, drainPerS: 45 });
+  });
+
+  it('where degraded answers came from and how old they were, over the window', () => {
+    const r = record(() => false);
+    const n = r.arrival.length;
+    // in the window (30–120 s): every 10th request from the replica (2 s old), every 10th + 1 the default, every 10th + 2 stale (20 s old)
+    const source = Uint8Array.from(r.arrival, (t, i) => (t < 30_000 || t >= 120_000 ? Source.Fresh : i % 10 === 0 ? Source.Replica : i % 10 === 1 ? Source.Default : i % 10 === 2 ? Source.Stale : Source.Fresh));
+    const age = Float64Array.from({ length: n }, (_, i) => (source[i] === Source.Replica ? 2_000 : source[i] === Source.Stale ? 20_000 : NaN));
+    const f = extraFigures({ ...r, source, age }, new Set(['replicaShare', 'defaultShare', 'staleAgeP50S'] as const), 30_000, 120_000);
+    // as many replica answers as stale ones: the median age is the lower of the two middle values
+    expect(f).toEqual({ replicaShare: 0.1, defaultShare: 0.1, staleAgeP50S: 2 });
   });
 });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../lab/claims.js';
-import { leftOut, startPlan } from '../../lab/plan.js';
-import { SCENARIO_NAMES } from '../../lab/model.js';
+import { leftOut, publishPlan, runsOf, START_DURATION_MS, START_FOCUSED_DURATION_MS, startDurationOf, startPlan } from '../../lab/plan.js';
+import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES, SCENARIOS } from '../../lab/model.js';
+
+// every focused scenario's fault ends at 60 s
+const SCENARIOS_FAULT_END = Math.max(...FOCUSED_NAMES.map((s) => SCENARIOS[s].faultEndMs));
 import { ROW_NAMES } from '../../lab/rows.js';
 
 describe('startPlan', () => {
@@ -25,8 +28,43 @@ describe('startPlan', () => {
   it('names what it leaves out, row by row', () => {
     const only = startPlan([{ id: 'x.y', strategy: 'standard', text: '', scenarios: ['errors'], metric: 'answered', op: '>=', bound: 0, rule: { over: 'median' }, relativeTo: 'baseline' }]);
     expect(only.get('standard')).toEqual(new Set(['errors']));
-    expect(only.get('baseline')).toEqual(new Set(SCENARIO_NAMES));
+    expect(only.get('baseline')).toEqual(new Set(FAULT_NAMES));
     expect(only.get('naiveRetry')).toEqual(new Set(['hardOutage']));
-    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping');
+    // of what the published figures run: the five faults, and the focused scenarios of its claims
+    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, hanging, networkDelay');
+  });
+});
+
+describe('startDurationOf', () => {
+  it('ends the focused scenarios’ runs 5 s after their fault, and leaves the five faults’ as they are', () => {
+    expect(START_FOCUSED_DURATION_MS).toBe(SCENARIOS_FAULT_END + 5_000);
+    for (const s of FOCUSED_NAMES) expect(startDurationOf(s), s).toBe(START_FOCUSED_DURATION_MS);
+    for (const s of FAULT_NAMES) expect(startDurationOf(s), s).toBe(START_DURATION_MS);
+    // never longer than asked for
+    expect(startDurationOf('hanging', 40_000)).toBe(40_000);
+  });
+});
+
+describe('publishPlan', () => {
+  it('runs every row in the five faults, and in a focused scenario only the rows its claims need and the baseline', () => {
+    const only = publishPlan([
+      { id: 'x.y', strategy: 'layeredBreakers', text: '', scenarios: ['methodSick'], metric: 'healthyRealInFault', op: '>=', bound: 0, rule: { over: 'median' }, relativeTo: 'failFast' },
+      { id: 'x.z', strategy: 'standard', text: '', scenarios: ['errors'], metric: 'answered', op: '>=', bound: 0, rule: { over: 'median' } },
+    ]);
+    expect(only.get('layeredBreakers')).toEqual(new Set([...FAULT_NAMES, 'methodSick']));
+    expect(only.get('failFast')).toEqual(new Set([...FAULT_NAMES, 'methodSick']));
+    expect(only.get('standard')).toEqual(new Set(FAULT_NAMES));
+    expect(only.get('baseline')).toEqual(new Set(SCENARIO_NAMES));
+    expect(runsOf(only)).toBe(ROW_NAMES.length * FAULT_NAMES.length + 2 + FOCUSED_NAMES.length);
+  });
+
+  it('covers every claim’s runs, and the default run leaves out only what it publishes', () => {
+    const plan = publishPlan();
+    for (const c of CLAIMS) for (const s of c.scenarios) expect(plan.get(c.strategy)!.has(s), `${c.id} in ${s}`).toBe(true);
+    // a row that runs everything the published figures do has nothing left out
+    expect(leftOut(plan)).toEqual([]);
+    // the default run leaves out the baseline where no claim is judged against it
+    expect(leftOut(startPlan())).toContain('baseline: avalanche, hanging, methodSick, duplicates, coldCache, networkDelay');
+    expect(leftOut(startPlan()).filter((line) => line.includes('avalanche'))).toHaveLength(1);
   });
 });

@@ -1,21 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../lib/testing.js';
 import type { Figures, Series } from '../../lab/figures.js';
-import { MODEL, SCENARIO_NAMES, SCENARIOS } from '../../lab/model.js';
+import { FAULT_NAMES, MODEL, SCENARIO_NAMES, SCENARIOS } from '../../lab/model.js';
+import { publishPlan } from '../../lab/plan.js';
 import { CHARTS, htmlReport } from '../../lab/report.js';
 import { ROW_NAMES, ROWS } from '../../lab/rows.js';
 import type { LabResults, RunResult } from '../../lab/run.js';
 import { compactPath } from '../../lab/verdicts.js';
 
-// The largest report the lab writes: every row in every scenario, three seeds, 180 s of noisy series per chart.
+// The largest report the lab writes (`--all`, the published runs): every row in the five faults and the focused
+// scenarios' rows, three seeds, 180 s of noisy series per chart, every extra figure recorded.
 function crafted(): LabResults {
+  const plan = publishPlan();
   const random = seededRandom(5);
   const buckets = MODEL.durationMs / MODEL.bucketMs;
   const noisy = (scale: number): number[] => Array.from({ length: buckets }, () => Math.round(random() * scale * 1_000) / 1_000);
   const results: RunResult[] = [];
   for (const seed of [1, 2, 3])
     for (const scenario of SCENARIO_NAMES)
-      for (const row of ROW_NAMES) {
+      for (const row of ROW_NAMES.filter((r) => plan.get(r)!.has(scenario))) {
         const figures: Figures = {
           answered: random(),
           realSuccess: random(),
@@ -28,6 +31,7 @@ function crafted(): LabResults {
           peakInFlight: Math.round(random() * 100),
           recoveryS: random() < 0.2 ? null : random() * 30,
           breakerOpenInFault: random(),
+          extra: { healthyRealInFault: random(), duplicates: random(), backlogPeak: Math.round(random() * 6_000), drainS: random() * 100, replicaShare: random(), defaultShare: random(), staleAgeP50S: random() * 20 },
           ...(ROWS[row].breaker
             ? { rto: { rtoMaxS: random() * 10, state: 'open' as const, openElapsedMs: 0, backlog: 0, recoveryRate: 1, asPublishedS: null, errorLatencyMs: null } }
             : {}),
@@ -53,7 +57,9 @@ describe('the report of a full run', () => {
     const grid = html.indexOf('id="verdicts"');
     expect(grid).toBeGreaterThan(0);
     expect(grid).toBeLessThan(html.indexOf('<section'));
-    expect([...html.matchAll(/<figure class="chart"/g)]).toHaveLength(SCENARIO_NAMES.length * CHARTS.length);
+    // charts for the five faults; every scenario has its section
+    expect([...html.matchAll(/<figure class="chart"/g)]).toHaveLength(FAULT_NAMES.length * CHARTS.length);
+    for (const s of SCENARIO_NAMES) expect(html).toContain(`<section id="${s}">`);
     // one line of the grid per strategy (the baseline is the reference)
     const table = html.slice(grid, html.indexOf('</table>', grid));
     expect([...table.matchAll(/<tr><th>(?!strategy<)/g)]).toHaveLength(ROW_NAMES.length - 1);

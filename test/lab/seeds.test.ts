@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METRICS, seedFileJson, seedJson, valuesOf, type SeedFile } from '../../lab/seeds.js';
+import { METRICS, seedFileJson, seedJson, valuesOf, vectorOf, type SeedFile } from '../../lab/seeds.js';
 
 const file: SeedFile = {
   command: 'test',
@@ -27,6 +27,27 @@ describe('the per-seed file', () => {
     expect(valuesOf(file, 'hardOutage', 'standard', 'rtoMaxS')).toEqual([0.2, Infinity]);
     expect(valuesOf(file, 'hardOutage', 'baseline', 'rtoMaxS')).toEqual([]);
     expect(valuesOf(file, 'latency', 'baseline', 'answered')).toEqual([]);
+  });
+
+  it('keeps the figures a run records beyond the common ones after rtoMax, "-" for one it does not record', () => {
+    const withExtra: SeedFile = {
+      ...file,
+      scenarios: ['hanging'],
+      runs: { '1': { hanging: { baseline: [0.5, 0.5, 0, 0.9, 8, 86, 80, 1, 23, 0, 0, '-', 0.92], standard: [1, 0.7, 0, 0.99, 8, 130, 120, 0.16, 27, 0.3, 0.5, 0.2, 1] } } },
+    };
+    expect(seedFileJson(withExtra)).toContain('"baseline": [0.5,0.5,0,0.9,8,86,80,1,23,0,0,"-",0.92]');
+    expect(valuesOf(withExtra, 'hanging', 'baseline', 'healthyRealInFault')).toEqual([0.92]);
+    expect(valuesOf(withExtra, 'hanging', 'baseline', 'rtoMaxS')).toEqual([]);
+    expect(valuesOf(withExtra, 'hanging', 'standard', 'rtoMaxS')).toEqual([0.2]);
+    expect(valuesOf(withExtra, 'hanging', 'standard', 'duplicates')).toEqual([]);
+  });
+
+  it('writes a run’s vector with its extra figures in their place, and no trailing "-"', () => {
+    const f = { answered: 1, realSuccess: 0.5, realSuccessDuringFault: 0, realSuccessAfterFault: 0.75, p50Ms: 8, p99Ms: 86, p99RealMs: 80, amplification: 1, peakInFlight: 23, recoveryS: 0, breakerOpenInFault: 0 };
+    expect(vectorOf('baseline', f)).toEqual([1, 0.5, 0, 0.75, 8, 86, 80, 1, 23, 0, 0]);
+    expect(vectorOf('baseline', { ...f, extra: { duplicates: 0.25 } })).toEqual([1, 0.5, 0, 0.75, 8, 86, 80, 1, 23, 0, 0, '-', '-', 0.25]);
+    expect(vectorOf('idempotentRetry', { ...f, extra: { healthyRealInFault: 1, drainS: null } })).toEqual([1, 0.5, 0, 0.75, 8, 86, 80, 1, 23, 0, 0, '-', 1, '-', '-', null]);
+    expect(vectorOf('idempotentRetry', { ...f, extra: { staleAgeP50S: 2 } })).toEqual([1, 0.5, 0, 0.75, 8, 86, 80, 1, 23, 0, 0, '-', '-', '-', '-', '-', '-', '-', '-', 2]);
   });
 
   it('gives one seed’s runs as text, for comparing a rerun', () => {
