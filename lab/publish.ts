@@ -4,7 +4,7 @@ import { MODEL, SCENARIO_NAMES } from './model.js';
 import { publishPlan, runsOf } from './plan.js';
 import { ROW_NAMES } from './rows.js';
 import { PUBLISH_COMMAND, PUBLISHED_FILE, PUBLISHED_SEEDS } from './published.js';
-import { defaultWorkers, runLab } from './run.js';
+import { defaultWorkers, progressLines, runLab } from './run.js';
 import { seedFileJson, seedFileOf } from './seeds.js';
 
 
@@ -35,19 +35,12 @@ const cpuStart = process.cpuUsage();
 const seeds = Array.from({ length: o.seeds }, (_, i) => i + 1);
 const plan = publishPlan();
 const total = seeds.length * runsOf(plan);
-let last = 0;
 const results = await runLab(
   { rows: ROW_NAMES, scenarios: SCENARIO_NAMES, seeds, durationMs: MODEL.durationMs, only: (row, scenario) => plan.get(row)!.has(scenario) },
   {
     workers: o.workers,
     workerUrl: new URL('./worker.js', import.meta.url),
-    onDone: (r, done) => {
-      const now = performance.now();
-      if (now - last > 10_000 || done === total) {
-        last = now;
-        process.stderr.write(`publish: ${done}/${total} runs (seed ${r.seed}, ${r.scenario} / ${r.row}), ${((now - started) / 1_000).toFixed(0)} s\n`);
-      }
-    },
+    onDone: progressLines('publish', started),
   },
 );
 writeFileSync(o.out, seedFileJson(seedFileOf(results, PUBLISH_COMMAND)));

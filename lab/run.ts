@@ -81,6 +81,21 @@ export interface RunnerOptions {
   readonly onDone?: (result: RunResult, done: number, total: number) => void;
 }
 
+/**
+ * An `onDone` that writes `label: done/total runs (...), s` to stderr at most every 10 s and at the end, the
+ * seconds counted from `startedMs` (`performance.now()`).
+ */
+export function progressLines(label: string, startedMs: number): NonNullable<RunnerOptions['onDone']> {
+  let last = 0;
+  return (r, done, total) => {
+    const now = performance.now();
+    if (now - last > 10_000 || done === total) {
+      last = now;
+      process.stderr.write(`${label}: ${done}/${total} runs (seed ${r.seed}, ${r.scenario} / ${r.row}), ${((now - startedMs) / 1_000).toFixed(0)} s\n`);
+    }
+  };
+}
+
 /** The default number of worker threads: one per core, at most 4. */
 export function defaultWorkers(): number {
   return Math.min(4, availableParallelism());

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { ROW_NAMES, type RowName } from './rows.js';
-import { defaultWorkers, runJobs } from './run.js';
+import { defaultWorkers, progressLines, runJobs } from './run.js';
 import { SENSITIVITIES, sensitivityJobs, sensitivityResults } from './sensitivity.js';
 import { SWEEP_COMMAND, SWEEP_FILE, sweepJson } from './phase.js';
 import { SWEEP_GRID, SWEEP_ROWS, SWEEP_SEEDS, sweepFileOf, sweepJobs, type SweepGrid } from './sweep.js';
@@ -47,17 +47,10 @@ const seeds = Array.from({ length: o.seeds }, (_, i) => i + 1);
 const sweep = sweepJobs(grid, o.rows, seeds);
 const targeted = o.sensitivities ? sensitivityJobs() : [];
 const total = sweep.length + targeted.length;
-let last = 0;
 const results = await runJobs([...sweep, ...targeted], {
   workers: o.workers,
   workerUrl: new URL('./worker.js', import.meta.url),
-  onDone: (r, done) => {
-    const now = performance.now();
-    if (now - last > 10_000 || done === total) {
-      last = now;
-      process.stderr.write(`sweep: ${done}/${total} runs (${r.scenario} / ${r.row}, seed ${r.seed}), ${((now - started) / 1_000).toFixed(0)} s\n`);
-    }
-  },
+  onDone: progressLines('sweep', started),
 });
 const file = {
   ...sweepFileOf(grid, o.rows, seeds, results.slice(0, sweep.length), SWEEP_COMMAND),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadShedder, OverloadedError, policy } from '../../../api/index.js';
+import { ConfigError, loadShedder, OverloadedError, policy, type LoadShedderPolicy } from '../../../api/index.js';
 import { seededRandom, TestClock } from '../../../lib/testing.js';
 import { issuesOf } from '../../helpers/config-issues.js';
 
@@ -64,18 +64,23 @@ describe('loadShedder', () => {
 
 type Crit = 'critical' | 'default' | 'sheddable';
 
+/** Teaches `s` a capacity of 10 calls in flight: 20 buckets of 100 ms, each with 20 passes of 50 ms. */
+async function measureCapacity(s: LoadShedderPolicy, clock: TestClock): Promise<void> {
+  for (let b = 0; b < 20; b++) {
+    const ps = Array.from({ length: 20 }, () => s.allow());
+    await clock.advance(50);
+    for (const p of ps) p.success();
+    await clock.advance(50);
+  }
+}
+
 describe('loadShedder by criticality', () => {
   /** A shedder that has measured a capacity of 10 calls in flight (20 passes of 50 ms per 100 ms bucket), with CPU at its threshold. */
   async function warmed(more: object = {}) {
     const clock = new TestClock(START);
     let cpu = 0.5;
     const s = loadShedder({ cpu: () => cpu, cpuThreshold: 0.9, clock, ...more });
-    for (let b = 0; b < 20; b++) {
-      const ps = Array.from({ length: 20 }, () => s.allow());
-      await clock.advance(50);
-      for (const p of ps) p.success();
-      await clock.advance(50);
-    }
+    await measureCapacity(s, clock);
     cpu = 0.9;
     return Object.assign(s, { setCpu: (v: number) => (cpu = v) });
   }
@@ -160,12 +165,7 @@ describe('LoadShedderPolicy.reconfigure', () => {
     const clock = new TestClock(START);
     let cpu = 0.5;
     const s = loadShedder({ cpu: () => cpu, cpuThreshold: 0.9, clock, ...more });
-    for (let b = 0; b < 20; b++) {
-      const ps = Array.from({ length: 20 }, () => s.allow());
-      await clock.advance(50);
-      for (const p of ps) p.success();
-      await clock.advance(50);
-    }
+    await measureCapacity(s, clock);
     const held = Array.from({ length: 60 }, () => s.allow());
     for (const p of held.splice(0, 52)) p.failure();
     cpu = 0.7;
