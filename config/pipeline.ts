@@ -48,8 +48,16 @@ function build(parsed: Parsed, handlers: Handlers, env: BuildEnv): Policy<unknow
     }
   });
   issues.push(...resolver.issues);
-  if (issues.length > 0) throw new ConfigError('config', issues);
+  if (issues.length > 0) {
+    disposeAll(policies);
+    throw new ConfigError('config', issues);
+  }
   return policies;
+}
+
+/** Lets go of what `policies` follow (a degrade policy's Observable signals): they will not run again. */
+function disposeAll(policies: readonly Policy<unknown>[]): void {
+  for (const p of policies) (p as { dispose?: () => void }).dispose?.();
 }
 
 /**
@@ -198,6 +206,7 @@ export class ConfigPipeline<T> implements Policy<T> {
           const m = kept.get(ids[k]!)!;
           reconfigureEntry(before.policies[m]!, before.parsed.entries[m]!, resolver, before.parsed.paths[m]!, parsed.entries[k]!);
         }
+        disposeAll(candidates);
         this.reject('invalid', issues);
         return false;
       }
@@ -207,10 +216,11 @@ export class ConfigPipeline<T> implements Policy<T> {
     const rebuilt = next.length !== before.policies.length || next.some((p, i) => p !== before.policies[i]);
     this.current = { parsed, policies: rebuilt ? next : before.policies };
     parsed.bind?.(this.current.policies);
+    // the candidates built for kept entries only checked them
+    disposeAll(candidates.filter((p) => !next.includes(p)));
     if (rebuilt) {
       this.pipelines.next(this.assemble(next));
-      const dropped = before.policies.filter((p) => !next.includes(p));
-      for (const p of dropped) (p as { dispose?: () => void }).dispose?.();
+      disposeAll(before.policies.filter((p) => !next.includes(p)));
     }
     this.version++;
     if (this.configEvents.observed) this.configEvents.emit({ type: 'configApplied', policy: this.name, version: this.version, rebuilt });

@@ -1,3 +1,4 @@
+import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { EntryConfig } from '../../config/entries.js';
 import { ConfigPipeline, read, type Parsed } from '../../config/pipeline.js';
@@ -149,5 +150,25 @@ describe('ConfigPipeline: a reload that adds, removes, renames or reorders polic
     await clock.advance(3_600_000);
     expect(await p.execute(() => Promise.reject(new Error('down')), { key: 'k' })).toBe('fresh');
     expect(await p.execute(() => Promise.reject(new Error('down')), { key: 'other' })).toBe('F');
+  });
+});
+
+describe('ConfigPipeline: what a reload builds and does not keep is let go', () => {
+  it("a degrade policy's Observable signal is followed once, by the policy in force, whatever the reloads", () => {
+    const cpu = new BehaviorSubject(0.1);
+    const entry = (qpsHigh: number) => ({ type: 'degrade', when: { decisionTree: { qpsHigh, qpsMid: 50 } }, signals: { cpu: 'cpu' }, to: 'cached' });
+    const p = fromConfig({ policies: [entry(100)] }, { cpu, cached: () => 'cached' }, { clock: new TestClock(0) });
+    const followers = () => (cpu as unknown as { observers: unknown[] }).observers.length;
+    expect(followers()).toBe(1);
+    // kept in place: the copy built to check the config is let go
+    expect(p.update({ policies: [entry(200)] })).toBe(true);
+    expect(followers()).toBe(1);
+    // refused: every copy let go, the one in force kept
+    expect(p.update({ policies: [entry(200), { type: 'timeout', ms: 0 }] })).toBe(false);
+    expect(p.update({ policies: [{ ...entry(200), to: 'missing' }] })).toBe(false);
+    expect(followers()).toBe(1);
+    // removed: the dropped policy lets go too
+    expect(p.update({ policies: [{ type: 'timeout', ms: 10 }] })).toBe(true);
+    expect(followers()).toBe(0);
   });
 });
