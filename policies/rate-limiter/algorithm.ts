@@ -1,3 +1,4 @@
+import { ConfigError } from '../../lib/errors.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 
 /**
@@ -55,3 +56,16 @@ export function retryAfter(ms: number): number {
 
 /** Float noise tolerated when comparing token counts (0.1 + 0.2 is not 0.3). */
 export const EPSILON = 1e-9;
+
+/**
+ * @internal Reloads `algorithm` in place with new figures (`options`: its data without `kind`), if it can reload;
+ * a refusal is rethrown as `owner`'s `ConfigError`, each path under `algorithm.`.
+ */
+export function reconfigureAlgorithm(algorithm: RateAlgorithm, options: object, owner: string): void {
+  try {
+    (algorithm as { reconfigure?: (o: object) => void }).reconfigure?.(options);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(owner, error.issues.map((i) => ({ path: `algorithm.${i.path}`, message: i.message })));
+    throw error;
+  }
+}

@@ -2,7 +2,7 @@ import { ConfigError } from '../../lib/errors.js';
 import { KeyedMap } from '../../lib/keyed.js';
 import { checkOptions, custom, defineRule, either, fn, intAtLeast, object, positiveMs, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
-import type { LimiterHost, RateAlgorithm } from './algorithm.js';
+import { reconfigureAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
 import { algorithmFromData } from './from-data.js';
 import { rateAlgorithmConfig, type RateAlgorithmConfig } from './options.js';
 
@@ -127,14 +127,8 @@ export class KeyedRateAlgorithm implements RateAlgorithm {
     }
     // A dry run on a new algorithm of the old kind: what it refuses, every key would.
     const { kind: _k, ...rest } = data;
-    const probe = algorithmFromData(before) as RateAlgorithm & { reconfigure?: (o: object) => void };
-    try {
-      probe.reconfigure?.(rest);
-    } catch (error) {
-      if (error instanceof ConfigError) throw new ConfigError('keyedRate', error.issues.map((i) => ({ path: `algorithm.${i.path}`, message: i.message })));
-      throw error;
-    }
-    for (const key of [...this.map.keys()]) (this.map.peek(key) as { reconfigure?: (o: object) => void } | undefined)?.reconfigure?.(rest);
+    reconfigureAlgorithm(algorithmFromData(before), rest, 'keyedRate');
+    for (const key of [...this.map.keys()]) reconfigureAlgorithm(this.map.peek(key)!, rest, 'keyedRate');
     this.algorithm = data;
     this.bounds.maxKeys = o.maxKeys;
     this.bounds.idleMs = o.idleMs;

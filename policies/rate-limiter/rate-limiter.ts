@@ -5,7 +5,7 @@ import { ConfigError, RateLimitedError } from '../../lib/errors.js';
 import { checkOptions } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
-import { isRateAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
+import { isRateAlgorithm, reconfigureAlgorithm, type LimiterHost, type RateAlgorithm } from './algorithm.js';
 import { algorithmFromData } from './from-data.js';
 import { rateLimiterOptions, type RateLimiterOptions } from './options.js';
 import { criticalityOf } from '../../lib/criticality.js';
@@ -49,12 +49,7 @@ export class RateLimiterPolicy extends PolicyBase implements LimiterHost {
       throw new ConfigError(this.name, [{ path: 'algorithm', message: 'cannot change in place to another kind of algorithm; build a new limiter' }]);
     }
     const { kind: _k, ...rest } = data as Record<string, unknown>;
-    try {
-      current.reconfigure(rest);
-    } catch (error) {
-      if (error instanceof ConfigError) throw new ConfigError(this.name, error.issues.map((i) => ({ path: `algorithm.${i.path}`, message: i.message })));
-      throw error;
-    }
+    reconfigureAlgorithm(current, rest, this.name);
   }
 
   private readonly reserve: Reserve;
