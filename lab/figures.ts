@@ -1,6 +1,6 @@
 import { rtoMaxAsPublished } from '../lib/sla.js';
 import { BREAKER_FAMILY, rtoMaxS } from './recovery.js';
-import { MODEL, SCENARIOS, type ExtraMetric } from './model.js';
+import { MODEL, SCENARIOS, type ExtraMetric, type Scenario } from './model.js';
 import { ROWS } from './rows.js';
 import { Outcome, Source, type RunRecord } from './simulate.js';
 
@@ -72,9 +72,15 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
 }
 
+/** The scenario a run played, with the fault's end where the run had it (a `faultMs` override moves it). */
+function scenarioOf(r: RunRecord): Scenario {
+  const sc = SCENARIOS[r.scenario];
+  return r.faultEndMs === undefined || r.faultEndMs === sc.faultEndMs ? sc : { ...sc, faultEndMs: r.faultEndMs };
+}
+
 /** Computes the figures and series of a run. */
 export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
-  const sc = SCENARIOS[r.scenario];
+  const sc = scenarioOf(r);
   const from = sc.faultStartMs;
   const to = Math.min(r.durationMs, sc.faultEndMs + MODEL.afterFaultMs);
   const n = r.arrival.length;
@@ -141,7 +147,7 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
 
 /** The figures of `measures` (lab/seeds.ts, `EXTRA_METRICS`) of a run whose window is [from, to). */
 export function extraFigures(r: RunRecord, measures: ReadonlySet<ExtraMetric>, from: number, to: number): Partial<Record<ExtraMetric, number | null>> {
-  const sc = SCENARIOS[r.scenario];
+  const sc = scenarioOf(r);
   const out: Partial<Record<ExtraMetric, number | null>> = {};
   if (measures.has('healthyRealInFault')) {
     // the second class's requests that arrived during the fault, and how many of them got a real answer

@@ -12,12 +12,15 @@ export type Model = { readonly [K in keyof typeof MODEL]: number };
 export type ModelOverride = Partial<Pick<Model, 'offeredPerSecond' | 'callerPatienceMs' | 'inFlightLimit' | 'serviceMeanMs' | 'queueLimit'>>;
 
 /**
- * What a run may change of its scenario's fault (its start and end stay the scenario's):
+ * What a run may change of its scenario's fault (its start stays the scenario's):
+ * `faultMs`, the fault's length (its end moves; the fault's course repeats from its start when it is longer,
+ * so a flapping fault keeps flapping, and C is as after the fault once it ends);
  * `errorRate`, the chance that C fails a job it finishes during the fault, in place of the scenario's;
  * `flapPeriodMs`, C down for that long then up for as long, from the fault's start to its end (in place of
  * the scenario's down periods).
  */
 export interface ScenarioOverride {
+  readonly faultMs?: number;
   readonly errorRate?: number;
   readonly flapPeriodMs?: number;
 }
@@ -36,7 +39,7 @@ const modelRule = object({
   serviceMeanMs: optional(positiveMs),
   queueLimit: optional(intAtLeast(0)),
 });
-const scenarioRule = object({ errorRate: optional(ratio), flapPeriodMs: optional(positiveMs) });
+const scenarioRule = object({ faultMs: optional(positiveMs), errorRate: optional(ratio), flapPeriodMs: optional(positiveMs) });
 
 /** {@link MODEL} with `override`'s numbers (MODEL itself when there are none); a bad number throws a ConfigError naming it. */
 export function modelWith(override: ModelOverride = {}): Model {
@@ -47,7 +50,8 @@ export function modelWith(override: ModelOverride = {}): Model {
 
 /** `scenario` with `override`'s fault (the scenario itself when there is none); a bad value throws a ConfigError naming it. */
 export function scenarioWith(scenario: Scenario, override: ScenarioOverride = {}): Scenario {
-  const { errorRate, flapPeriodMs } = checkOptions(scenarioRule, override, 'lab scenario');
+  const { faultMs, errorRate, flapPeriodMs } = checkOptions(scenarioRule, override, 'lab scenario');
+  if (faultMs !== undefined) scenario = lengthened(scenario, faultMs);
   if (errorRate === undefined && flapPeriodMs === undefined) return scenario;
   const { faultStartMs: from, faultEndMs: to } = scenario;
   const during = (t: number): boolean => t >= from && t < to;
@@ -59,5 +63,37 @@ export function scenarioWith(scenario: Scenario, override: ScenarioOverride = {}
     out.changesAt = [...changes, to];
     out.down = (t) => during(t) && Math.floor((t - from) / flapPeriodMs) % 2 === 0;
   }
+  return Object.freeze(out);
+}
+
+/**
+ * `scenario` with a fault `faultMs` long from the same start: inside the new fault C is as at the same point of
+ * the scenario's fault, its course repeated from the start when the new one is longer; after the new end C is
+ * as after the scenario's end, that long after it.
+ */
+function lengthened(scenario: Scenario, faultMs: number): Scenario {
+  const { faultStartMs: from, faultEndMs: end } = scenario;
+  const length = end - from;
+  const to = from + faultMs;
+  const at = (t: number): number => (t < from ? t : t < to ? from + ((t - from) % length) : end + (t - to));
+  const moved =
+    <R>(fn: (t: number) => R) =>
+    (t: number): R =>
+      fn(at(t));
+  const out: { -readonly [K in keyof Scenario]: Scenario[K] } = {
+    ...scenario,
+    faultEndMs: to,
+    down: moved(scenario.down),
+    slowdown: moved(scenario.slowdown),
+    errorRate: moved(scenario.errorRate),
+    workers: moved(scenario.workers),
+  };
+  if (scenario.networkDelayMs !== undefined) out.networkDelayMs = moved(scenario.networkDelayMs);
+  if (scenario.hangs !== undefined) out.hangs = moved(scenario.hangs);
+  const inFault = scenario.changesAt.filter((c) => c > from && c < end);
+  const changes: number[] = [];
+  for (let offset = 0; from + offset < to; offset += length) for (const c of [from, ...inFault]) if (c + offset < to) changes.push(c + offset);
+  changes.push(to, ...scenario.changesAt.filter((c) => c > end).map((c) => c - end + to));
+  out.changesAt = changes;
   return Object.freeze(out);
 }

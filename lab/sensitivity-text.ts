@@ -86,20 +86,25 @@ function queueText(r: SensitivityResult): string[] {
   return [`Measured (${seedsText(r)}), runs that never recover within the run: ${parts.length === 0 ? 'none' : parts.join('; ')}.`, '', ...variantsTable(r)];
 }
 
-/** The flap-period comparison: `errorCountTrip`'s real success against the baseline's under each period. */
-function flapText(r: SensitivityResult): string[] {
+/** `errorCountTrip`'s real success against the baseline's under each variant (a flap period, a fault's length), per scenario. */
+function errorCountText(r: SensitivityResult, per: string): string[] {
   const labels = r.variants.map((v) => v.label);
-  const scenario = Object.keys(r.runs[labels[0]!]!)[0]!;
-  const delta = (v: string): number => {
+  const delta = (v: string, scenario: string): number => {
     const ours = r.runs[v]![scenario]!['errorCountTrip']!;
     const ref = r.runs[v]![scenario]!['baseline']!;
     return median(ours.map((x, i) => (x[REAL] ?? 0) - (ref[i]![REAL] ?? 0)));
   };
-  const deltas = labels.map((v) => `${signedPts(delta(v))} at ${v}`);
-  return [`Measured (${seedsText(r)}), \`errorCountTrip\`'s real success minus the baseline's (median of the per-seed differences), per flap period: ${deltas.join(', ')}.`, '', ...variantsTable(r, 'baseline')];
+  const scenarios = Object.keys(r.runs[labels[0]!]!);
+  const deltas = scenarios.map((s) => `${scenarios.length > 1 ? `${s}: ` : ''}${labels.map((v) => `${signedPts(delta(v, s))} at ${v}`).join(', ')}`);
+  return [`Measured (${seedsText(r)}), \`errorCountTrip\`'s real success minus the baseline's (median of the per-seed differences), per ${per}: ${deltas.join('; ')}.`, '', ...variantsTable(r, 'baseline')];
 }
 
-const TEXT: Record<string, (r: SensitivityResult) => string[]> = { patience: patienceText, queueLimit: queueText, flapPeriod: flapText };
+const TEXT: Record<string, (r: SensitivityResult) => string[]> = {
+  patience: patienceText,
+  queueLimit: queueText,
+  flapPeriod: (r) => errorCountText(r, 'flap period'),
+  faultLength: (r) => errorCountText(r, "fault's length"),
+};
 
 /** docs/lab.md's sensitivities section: per sensitivity its question, what the runs measured, and their table. */
 export function sensitivityText(results: readonly SensitivityResult[], command: string): string {

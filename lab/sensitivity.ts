@@ -64,6 +64,18 @@ export const SENSITIVITIES: readonly Sensitivity[] = Object.freeze([
       overrides: ms === 5_000 ? {} : { scenario: { flapPeriodMs: ms } },
     })),
   },
+  {
+    id: 'faultLength',
+    question: "Does `errorCountTrip` (open 5 s) do as well when the fault's length is not a multiple of its open period (the published faults last 30 s, 6 open periods)?",
+    scenarios: ['hardOutage', 'flapping'],
+    rows: ['baseline', 'errorCountTrip', 'standard'],
+    seeds: SEEDS,
+    durationMs: MODEL.durationMs,
+    variants: [27_500, 30_000, 32_500, 35_000, 37_500].map((ms) => ({
+      label: `${ms / 1_000} s`,
+      overrides: ms === MODEL.faultEndMs - MODEL.faultStartMs ? {} : { scenario: { faultMs: ms } },
+    })),
+  },
 ] satisfies Sensitivity[]);
 
 /** The figures kept per run of a sensitivity, in this order (null: ∞). */

@@ -26,6 +26,8 @@ export interface RunRecord {
   readonly row: RowName;
   readonly scenario: ScenarioName;
   readonly durationMs: number;
+  /** When the fault ended in this run: the scenario's end, or where a `faultMs` override moved it (optional in records made by hand). */
+  readonly faultEndMs?: number;
   /** The model the run played ({@link MODEL} unless overridden). */
   readonly model: Model;
   /** Per request at A: arrival time, latency and outcome. */
@@ -336,6 +338,7 @@ async function play(
     row,
     scenario: scenarioName,
     durationMs,
+    faultEndMs: scenario.faultEndMs,
     model,
     arrival,
     latency,

@@ -68,8 +68,31 @@ describe('scenarioWith', () => {
     expect(times.map((t) => s.workers(t))).toEqual(times.map((t) => base.workers(t)));
   });
 
+  it('shortens a fault: C as in the scenario until the new end, then as after it', () => {
+    const base = SCENARIOS.hardOutage;
+    const s = scenarioWith(base, { faultMs: 27_500 });
+    expect([s.faultStartMs, s.faultEndMs]).toEqual([30_000, 57_500]);
+    expect([29_900, 30_000, 57_400, 57_500, 59_900, 60_000].map((t) => s.down(t))).toEqual([false, true, true, false, false, false]);
+    expect(s.changesAt).toEqual([30_000, 57_500]);
+  });
+
+  it('lengthens a fault by repeating its course from its start, so a flapping fault keeps flapping', () => {
+    const base = SCENARIOS.flapping; // down [30, 35), [40, 45), [50, 55)
+    const s = scenarioWith(base, { faultMs: 42_500 });
+    expect(s.faultEndMs).toBe(72_500);
+    // the course again from 60 s: down [60, 65), [70, 72.5), then healthy
+    expect([59_900, 60_000, 64_900, 65_000, 69_900, 70_000, 72_400, 72_500, 80_000].map((t) => s.down(t))).toEqual([
+      false, true, true, false, false, true, true, false, false,
+    ]);
+    expect(s.changesAt).toEqual([30_000, 35_000, 40_000, 45_000, 50_000, 55_000, 60_000, 65_000, 70_000, 72_500]);
+    // and with another override on top, it applies over the new window
+    const errors = scenarioWith(SCENARIOS.errors, { faultMs: 10_000, errorRate: 0.5 });
+    expect([29_900, 30_000, 39_900, 40_000, 89_000].map((t) => errors.errorRate(t))).toEqual([0, 0.5, 0.5, 0, 0]);
+  });
+
   it('refuses an error rate outside [0, 1], naming it', () => {
     expect(configIssues(() => scenarioWith(SCENARIOS.errors, { errorRate: 1.5 })).map((i) => i.path)).toEqual(['errorRate']);
+    expect(configIssues(() => scenarioWith(SCENARIOS.errors, { faultMs: 0 })).map((i) => i.path)).toEqual(['faultMs']);
   });
 });
 
@@ -99,6 +122,15 @@ describe('simulate with overrides', () => {
     const failedBefore = (r: typeof plain): number => r.outcome.filter((o, i) => o === Outcome.Failed && r.arrival[i]! < 30_000).length;
     expect(failedBefore(plain)).toBe(0);
     expect(failedBefore(noQueue)).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("measures a run's figures over its own fault when its length changes", async () => {
+    const short = await simulate('baseline', 'hardOutage', SEED, DURATION_MS, undefined, { scenario: { faultMs: 3_000 } });
+    expect(short.faultEndMs).toBe(33_000);
+    const f = figuresOf(short).figures;
+    // down for 3 s of the 6 s measured: nothing real during the fault, every request after it answered
+    expect(f.realSuccessDuringFault).toBe(0);
+    expect(f.realSuccessAfterFault).toBe(1);
   }, 60_000);
 
   it("changes C's error rate during the fault and nothing before it", async () => {

@@ -46,6 +46,25 @@ describe('sensitivityText', () => {
     expect(text).toContain('| flapping | `errorCountTrip` | real 85.0 %, recovery 0.0 s, +5.0 pts vs `baseline` | real 75.0 %, recovery 0.0 s (∞ in 1/3), −5.0 pts vs `baseline` |');
   });
 
+  it("states the fault-length sensitivity per scenario, errorCountTrip's lead over the baseline at each length", () => {
+    const r: SensitivityResult = {
+      id: 'faultLength',
+      seeds: [1, 2, 3],
+      durationMs: 180_000,
+      variants: [
+        { label: '30 s', overrides: {} },
+        { label: '32.5 s', overrides: { scenario: { faultMs: 32_500 } } },
+      ],
+      runs: {
+        '30 s': { hardOutage: { baseline: runs([0.7, 0.7, 0.7]), errorCountTrip: runs([0.7, 0.7, 0.7]) }, flapping: { baseline: runs([0.8, 0.8, 0.8]), errorCountTrip: runs([0.8, 0.8, 0.8]) } },
+        '32.5 s': { hardOutage: { baseline: runs([0.7, 0.7, 0.7]), errorCountTrip: runs([0.67, 0.66, 0.68]) }, flapping: { baseline: runs([0.8, 0.8, 0.8]), errorCountTrip: runs([0.75, 0.79, 0.8]) } },
+      },
+    };
+    expect(sensitivityText([r], 'cmd')).toContain(
+      "per fault's length: hardOutage: +0.0 pts at 30 s, −3.0 pts at 32.5 s; flapping: +0.0 pts at 30 s, −1.0 pts at 32.5 s.",
+    );
+  });
+
   it('states the queue sensitivity as the runs that never recover under each queue', () => {
     const r: SensitivityResult = {
       id: 'queueLimit',
