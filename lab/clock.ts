@@ -24,8 +24,8 @@ function drain(): Promise<void> {
 /**
  * The lab's event loop: a {@link Clock} in virtual time with a binary heap of
  * timers, fast enough for millions of them. `run(until)` fires timers in
- * order of time (then of creation). Promise callbacks are drained (one
- * `setImmediate` turn) whenever time is about to move past the current
+ * order of time (then of creation). Promise callbacks are drained (until
+ * none is left: a `process.nextTick`) whenever time is about to move past the current
  * `tickMs` slot, so everything a batch of timers set off settles before a
  * later slot starts; within one slot timers fire back to back, as Node fires
  * the timers of one millisecond. Deterministic: nothing depends on wall time,
