@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.js';
+import { Context, Scope, type AbortListener } from '../lib/context.js';
 import type { ExecutionContext } from '../lib/policy.js';
 import { MODEL, type Scenario } from './model.js';
 import type { Model } from './override.js';
@@ -62,8 +63,51 @@ export interface DependencyProbe {
   onWasted(t: number): void;
 }
 
-/** One request inside C. It listens to its caller's signal as a real client would. */
-class Job {
+/**
+ * How C hears that a caller gave up: the call's breakwater scope when it has one, `null` when nothing can
+ * cancel the call, else its signal. A scope's listeners cost a field, where reading `ctx.signal` would make an
+ * `AbortController` per attempt; the scope tells its listeners in the same turn as its signal's, with the same
+ * reason (lab/simulate.ts's runs are the same either way, byte for byte).
+ */
+type Cancel = Scope | AbortSignal | null;
+
+function cancelOf(ctx: ExecutionContext): Cancel {
+  return ctx instanceof Context ? (ctx.scope ?? null) : ctx.signal;
+}
+
+/** Something told once when the caller gives up, by its scope or by its signal. */
+interface Quitter extends AbortListener {
+  handleEvent(): void;
+}
+
+function listen(cancel: Cancel, q: Quitter): void {
+  if (cancel instanceof Scope) cancel.add(q);
+  else cancel?.addEventListener('abort', q, { once: true });
+}
+
+function unlisten(cancel: Cancel, q: Quitter): void {
+  if (cancel instanceof Scope) cancel.remove(q);
+  else cancel?.removeEventListener('abort', q);
+}
+
+/** A call waiting for its caller to give up (on its way to C, or hanging there), told with the abort's reason. */
+class Waiting implements Quitter {
+  constructor(
+    readonly cancel: Scope | AbortSignal,
+    private readonly quit: (reason: unknown) => void,
+  ) {}
+
+  handleEvent(): void {
+    this.quit(this.cancel.reason);
+  }
+
+  onAbort(): void {
+    this.quit(this.cancel.reason);
+  }
+}
+
+/** One request inside C. It listens to its caller's cancellation as a real client would. */
+class Job implements Quitter {
   abandoned = false;
   settled = false;
   constructor(
@@ -72,7 +116,7 @@ class Job {
     readonly sick: boolean,
     /** The key whose side effect the job applies when C finishes it without failing. */
     readonly effectKey: string | undefined,
-    readonly signal: AbortSignal,
+    readonly cancel: Cancel,
     readonly resolve: (v: unknown) => void,
     readonly reject: (e: unknown) => void,
   ) {}
@@ -83,7 +127,11 @@ class Job {
     this.abandoned = true;
     this.settled = true;
     this.c.settled(false);
-    this.reject(this.signal.reason);
+    this.reject(this.cancel!.reason);
+  }
+
+  onAbort(): void {
+    this.handleEvent();
   }
 }
 
@@ -178,19 +226,22 @@ export class Dependency {
 
   /** The call on its way to C for `delayMs`. */
   private travel(delayMs: number, ctx: ExecutionContext, effectKey: string | undefined): Promise<unknown> {
-    const signal = ctx.signal;
-    if (signal.aborted) return this.refuse(signal.reason as Error);
+    const cancel = cancelOf(ctx);
+    if (cancel?.aborted === true) return this.refuse(cancel.reason as Error);
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.clock.clearTimeout(timer);
-        this.settled(false);
-        reject(signal.reason);
-      };
+      const waiting =
+        cancel === null
+          ? undefined
+          : new Waiting(cancel, (reason) => {
+              this.clock.clearTimeout(timer);
+              this.settled(false);
+              reject(reason);
+            });
       const timer = this.clock.setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
+        if (waiting !== undefined) unlisten(cancel, waiting);
         this.arrive(ctx, effectKey).then(resolve, reject);
       }, delayMs);
-      signal.addEventListener('abort', onAbort, { once: true });
+      if (waiting !== undefined) listen(cancel, waiting);
     });
   }
 
@@ -199,29 +250,29 @@ export class Dependency {
     const t = this.clock.now() - this.t0;
     const sick = this.scenario.sickMethod === undefined || ctx.meta.method === this.scenario.sickMethod;
     if (sick && this.scenario.down(t)) return this.refuse(DOWN);
-    const signal = ctx.signal;
-    if (sick && this.scenario.hangs?.(t) === true) return this.hang(signal);
+    const cancel = cancelOf(ctx);
+    if (sick && this.scenario.hangs?.(t) === true) return this.hang(cancel);
     if (this.queue.length - this.head >= this.model.queueLimit) return this.refuse(FULL);
-    if (signal.aborted) return Promise.reject(signal.reason);
+    if (cancel?.aborted === true) return Promise.reject(cancel.reason);
     return new Promise((resolve, reject) => {
-      const job = new Job(this, sick, effectKey, signal, resolve, reject);
-      signal.addEventListener('abort', job);
+      const job = new Job(this, sick, effectKey, cancel, resolve, reject);
+      listen(cancel, job);
       this.queue.push(job);
       this.pump();
     });
   }
 
   /** A call C accepted and will never answer: it ends when its caller gives up, and C does no work for it. */
-  private hang(signal: AbortSignal): Promise<never> {
-    if (signal.aborted) return Promise.reject(signal.reason);
+  private hang(cancel: Cancel): Promise<never> {
+    if (cancel?.aborted === true) return Promise.reject(cancel.reason);
     return new Promise((_resolve, reject) => {
-      signal.addEventListener(
-        'abort',
-        () => {
+      if (cancel === null) return;
+      listen(
+        cancel,
+        new Waiting(cancel, (reason) => {
           this.settled(false);
-          reject(signal.reason);
-        },
-        { once: true },
+          reject(reason);
+        }),
       );
     });
   }
@@ -259,7 +310,7 @@ export class Dependency {
     this.busy--;
     const t = this.clock.now() - this.t0;
     const failed = this.random() < (job.sick ? this.scenario.errorRate(t) : 0);
-    job.signal.removeEventListener('abort', job);
+    unlisten(job.cancel, job);
     if (!failed && job.effectKey !== undefined) this.effects.set(job.effectKey, (this.effects.get(job.effectKey) ?? 0) + 1);
     if (job.abandoned) this.probe.onWasted(t);
     else if (!job.settled) {

@@ -105,6 +105,26 @@ export async function chartSvg(results: LabResults, scenario: string, key: keyof
   }
 }
 
+/** The charts the report draws for `scenario`: {@link CHARTS} in a charted one (the breakers' only when a row has one), else none. */
+export function chartsFor(results: LabResults, scenario: ScenarioName): typeof CHARTS {
+  if (!CHARTED.has(scenario)) return [];
+  const breakers = results.rows.some((x) => x.breaker);
+  return CHARTS.filter((c) => c.key !== 'breakerOpen' || breakers);
+}
+
+/** Where {@link chartsOf} keeps a chart: `scenario/key`. */
+export const chartId = (scenario: ScenarioName, key: keyof Series): string => `${scenario}/${key}`;
+
+/**
+ * Every chart of the report, rendered ahead (`npm start` renders them in a worker thread while the later seeds
+ * run; the charts read the first seed's runs only): the SVG by {@link chartId}.
+ */
+export async function chartsOf(results: LabResults): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const s of results.scenarios) for (const c of chartsFor(results, s.name)) out.set(chartId(s.name, c.key), await chartSvg(results, s.name, c.key, c.title, c.axis));
+  return out;
+}
+
 const MARK = { pass: '✓', fail: '✗', borderline: '≈', untested: '·' } as const;
 
 /**
@@ -147,9 +167,14 @@ export function claimsTable(claims: readonly ClaimResult[]): string {
 /**
  * The self-contained HTML report: the claims' verdicts first, then per scenario the figures (median and
  * 95 % interval over the seeds) and, for the first seed, each chart of {@link CHARTS} as small multiples in inline SVG
- * (no script).
+ * (no script); `charts` holds those already rendered ({@link chartsOf}), the others are rendered here.
  */
-export async function htmlReport(results: LabResults, perSeed: SeedFile = seedFileOf(results, 'npm start'), claims: readonly ClaimResult[] = judgeAll(perSeed, CLAIMS)): Promise<string> {
+export async function htmlReport(
+  results: LabResults,
+  perSeed: SeedFile = seedFileOf(results, 'npm start'),
+  claims: readonly ClaimResult[] = judgeAll(perSeed, CLAIMS),
+  charts: ReadonlyMap<string, string> = new Map(),
+): Promise<string> {
   const parts: string[] = [];
   for (const s of results.scenarios) {
     const rows = perSeed.rows.filter((row) => perSeed.runs[String(perSeed.seeds[0])]?.[s.name]?.[row] !== undefined);
@@ -166,9 +191,9 @@ export async function htmlReport(results: LabResults, perSeed: SeedFile = seedFi
     // charts for the five faults only: a focused scenario's claims read figures its tables show (the other class,
     // duplicates, the replica), and four more charts per scenario would take the report past 1 MB
     if (!CHARTED.has(s.name)) parts.push(`<p>No charts: this scenario's claims read the figures of its tables.</p>`);
-    for (const c of CHARTED.has(s.name) ? CHARTS : []) {
-      if (c.key === 'breakerOpen' && !results.rows.some((x) => x.breaker)) continue;
-      parts.push(`<figure class="chart" data-chart="${c.key}">${await chartSvg(results, s.name, c.key, c.title, c.axis)}</figure>`);
+    for (const c of chartsFor(results, s.name)) {
+      const svg = charts.get(chartId(s.name, c.key)) ?? (await chartSvg(results, s.name, c.key, c.title, c.axis));
+      parts.push(`<figure class="chart" data-chart="${c.key}">${svg}</figure>`);
     }
     parts.push('</section>');
   }

@@ -107,7 +107,11 @@ export async function runLab(options: LabOptions, runner: RunnerOptions = {}): P
   for (const [k, seed] of options.seeds.entries())
     for (const scenario of options.scenarios)
       for (const row of options.rows) if (options.only?.(row, scenario) ?? true) jobs.push({ row, scenario, seed, durationMs: options.durationOf?.(scenario) ?? options.durationMs, series: k === 0 });
-  const results = await runJobs(jobs, runner);
+  return labResults(options, await runJobs(jobs, runner));
+}
+
+/** The lab's results of `options`'s runs: `results` (in the order {@link runLab} puts them) with what they played. */
+export function labResults(options: LabOptions, results: readonly RunResult[]): LabResults {
   return {
     seeds: options.seeds,
     durationMs: options.durationMs,
@@ -119,6 +123,45 @@ export async function runLab(options: LabOptions, runner: RunnerOptions = {}): P
     rows: options.rows.map((name) => ({ name, breaker: ROWS[name].breaker })),
     results,
   };
+}
+
+/**
+ * The first seed's runs of `options`, as they come in (`onDone`), in {@link runLab}'s order once all are in: then
+ * `onAll` gets them (the charts need those runs only, and can be drawn while the later seeds run).
+ */
+export function firstSeedRuns(options: LabOptions, onAll: (runs: RunResult[]) => void): (result: RunResult) => void {
+  const seed = options.seeds[0];
+  const rank = (r: RunResult): number => options.scenarios.indexOf(r.scenario) * options.rows.length + options.rows.indexOf(r.row);
+  let expected = 0;
+  for (const scenario of options.scenarios) for (const row of options.rows) if (options.only?.(row, scenario) ?? true) expected++;
+  const runs: RunResult[] = [];
+  return (r) => {
+    if (r.seed !== seed) return;
+    runs.push(r);
+    if (runs.length === expected) onAll(runs.sort((a, b) => rank(a) - rank(b)));
+  };
+}
+
+/**
+ * Renders every chart of the report (lab/report.ts `chartsOf`) in a worker thread of its own, the worker module
+ * at `workerUrl`: the same SVG as in this thread, while this one goes on.
+ */
+export async function chartsInWorker(workerUrl: URL, results: LabResults): Promise<Map<string, string>> {
+  const worker = new Worker(workerUrl);
+  try {
+    return await new Promise<Map<string, string>>((resolve, reject) => {
+      worker.once('message', (m: { charts?: [string, string][]; error?: string }) => (m.charts !== undefined ? resolve(new Map(m.charts)) : reject(new Error(m.error))));
+      worker.once('error', reject);
+      worker.postMessage({ charts: results } satisfies ChartsJob);
+    });
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/** A worker's message asking for every chart of `charts` (see {@link chartsInWorker}). */
+export interface ChartsJob {
+  readonly charts: LabResults;
 }
 
 /** Runs `jobs` on `runner`'s threads; the results come in the jobs' order whatever the threads. */

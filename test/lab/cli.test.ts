@@ -37,5 +37,9 @@ describe('the lab CLI', () => {
     const a = readFileSync(join(dir, 'a', 'results.json'), 'utf8');
     expect(readFileSync(join(dir, 'b', 'results.json'), 'utf8')).toBe(a);
     expect(a).not.toMatch(/wall|cpu/i);
+    // with threads the charts are drawn in a worker thread while the runs go on; without, after them: the same bytes
+    const html = readFileSync(join(dir, 'a', 'index.html'), 'utf8');
+    expect(html).toContain('<svg');
+    expect(readFileSync(join(dir, 'b', 'index.html'), 'utf8')).toBe(html);
   }, 120_000);
 });

@@ -57,3 +57,34 @@ describe('the lab clock and TestClock on a short run', () => {
     expect(apart(figuresOf(lab).figures, figuresOf(test).figures)).toEqual([]);
   }, 120_000);
 });
+
+describe('the lab clock between slots', () => {
+  it('lets a chain of promise callbacks of any length settle before a later slot starts, in every slot of a long run', async () => {
+    const clock = new LabClock(0);
+    const seen: number[] = [];
+    const slots = 3_000; // past the drains after which one is a full event-loop turn
+    for (let k = 1; k <= slots; k++) {
+      let settled = -1;
+      clock.setTimeout(() => {
+        // a chain whose end is queued only after the promise callbacks before it have run
+        let p = Promise.resolve(0);
+        for (let i = 0; i < (k % 100) + 1; i++) p = p.then((n) => n + 1);
+        void p.then((n) => (settled = n));
+      }, k);
+      clock.setTimeout(() => seen.push(settled === (k % 100) + 1 ? 1 : 0), k + 1);
+    }
+    await clock.run(slots + 10);
+    expect(seen).toHaveLength(slots);
+    expect(seen.every((ok) => ok === 1)).toBe(true);
+  });
+
+  it('fires the timers of one slot back to back: their callbacks settle after the slot', async () => {
+    const clock = new LabClock(0, 10);
+    const order: string[] = [];
+    clock.setTimeout(() => void Promise.resolve().then(() => order.push('callback of 1')), 1);
+    clock.setTimeout(() => order.push('timer 5'), 5);
+    clock.setTimeout(() => order.push('timer 12'), 12);
+    await clock.run(20);
+    expect(order).toEqual(['timer 5', 'callback of 1', 'timer 12']);
+  });
+});

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { policy } from '../../api/builder.js';
 import { TimeoutError } from '../../lib/errors.js';
+import type { ExecutionContext } from '../../lib/policy.js';
 import { seededRandom } from '../../lib/testing.js';
 import { LabClock } from '../../lab/clock.js';
 import { Dependency, isFreshAnswer, REPLICA, replicaAnswer, type DependencyProbe } from '../../lab/dependency.js';
@@ -108,6 +109,46 @@ describe('dependency C', () => {
     await down.clock.run(down.clock.now() + 1_000);
     await refused;
     expect(down.c.duplicateShare()).toBe(0);
+  });
+});
+
+describe("a caller's cancellation", () => {
+  /** A context made by hand, not by a breakwater pipeline: C hears its caller by `signal`. */
+  const handMade = (clock: LabClock, signal: AbortSignal): ExecutionContext => ({ signal, clock, deadline: undefined, attempt: 1, key: undefined, meta: {} });
+
+  it('is heard by its signal when the context is not a pipeline\'s: in the queue (wasted work), on the way, and hanging', async () => {
+    const queued = setup('latency', 40_000); // service time ×50: about 1 s
+    const q = new AbortController();
+    const r = queued.c.call(handMade(queued.clock, q.signal)).catch((e: unknown) => e);
+    await queued.clock.run(queued.clock.now() + 10);
+    q.abort(new Error('left'));
+    expect(((await r) as Error).message).toBe('left');
+    expect(queued.c.held).toBe(1); // C keeps the job
+    await queued.clock.run(queued.clock.now() + 60_000);
+    expect(queued.seen).toEqual({ attempts: 1, ok: 0, failed: 1, wasted: 1 });
+
+    for (const scenario of ['networkDelay', 'hanging'] as const) {
+      const { clock, c, seen } = setup(scenario, 40_000);
+      const ctrl = new AbortController();
+      const call = c.call(handMade(clock, ctrl.signal)).catch((e: unknown) => e);
+      await clock.run(clock.now() + 10);
+      ctrl.abort(new Error(`left ${scenario}`));
+      expect(((await call) as Error).message).toBe(`left ${scenario}`);
+      await clock.run(clock.now() + 10_000);
+      expect(seen).toEqual({ attempts: 1, ok: 0, failed: 1, wasted: 0 });
+      expect(c.held).toBe(0);
+    }
+  });
+
+  it('refuses a call whose caller gave up before it reached C, by scope or by signal', async () => {
+    const { clock, c, seen } = setup('latency', 0);
+    const ctrl = new AbortController();
+    ctrl.abort(new Error('gone'));
+    expect((await c.call(handMade(clock, ctrl.signal)).catch((e: unknown) => e)) as Error).toHaveProperty('message', 'gone');
+    const viaScope = policy({ clock }).execute(c.op, { signal: ctrl.signal }).catch((e: unknown) => e);
+    expect(await viaScope).toHaveProperty('message', 'gone');
+    expect(c.held).toBe(0);
+    expect(seen.wasted).toBe(0);
   });
 });
 

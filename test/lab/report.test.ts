@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHARTS, htmlReport } from '../../lab/report.js';
+import { chartId, CHARTS, chartsOf, htmlReport } from '../../lab/report.js';
 import { runLab } from '../../lab/run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -20,6 +20,18 @@ describe('the HTML report', () => {
       expect(lines, key).toBeGreaterThan(0);
       expect(body).toContain('simulated time (s)');
     }
+  });
+});
+
+describe('the charts rendered ahead', () => {
+  it('are the very charts the report draws, and the report embeds those it is given', async () => {
+    const charts = await chartsOf(results);
+    expect([...charts.keys()]).toEqual(results.scenarios.flatMap((s) => CHARTS.map((c) => chartId(s.name, c.key))));
+    const drawn = [...html.matchAll(/<figure class="chart" data-chart="\w+">([\s\S]*?)<\/figure>/g)].map((m) => m[1]);
+    expect([...charts.values()]).toEqual(drawn);
+    const marked = await htmlReport(results, undefined, undefined, new Map([[chartId('capacityDrop', 'held'), '<svg id="given"></svg>']]));
+    expect(marked).toContain('<figure class="chart" data-chart="held"><svg id="given"></svg></figure>');
+    expect(marked.replace('<svg id="given"></svg>', charts.get(chartId('capacityDrop', 'held'))!)).toBe(html);
   });
 });
 
