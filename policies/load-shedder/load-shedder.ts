@@ -1,8 +1,8 @@
 import { PolicyBase } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { cancelledByCaller, runNext } from '../../lib/context.js';
-import { ConfigError, OverloadedError } from '../../lib/errors.js';
-import { checkOptions } from '../../lib/options.js';
+import { OverloadedError } from '../../lib/errors.js';
+import { checkOptions, refuseReshape } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { loadShedderOptions, type LoadShedderOptions } from './options.js';
@@ -127,9 +127,7 @@ export class LoadShedderPolicy extends PolicyBase {
    */
   reconfigure(options: Omit<LoadShedderOptions, 'clock' | 'name' | 'cpu'>): void {
     const o = checkOptions(loadShedderOptions, { ...options, name: this.name }, this.name);
-    const fixed = { windowMs: this.windowMs, buckets: this.pass.length };
-    const changed = (['windowMs', 'buckets'] as const).filter((k) => o[k] !== fixed[k]);
-    if (changed.length > 0) throw new ConfigError(this.name, changed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new load shedder' })));
+    refuseReshape(this.name, ['windowMs', 'buckets'], { windowMs: this.windowMs, buckets: this.pass.length }, o, 'window', 'load shedder');
     this.threshold = o.cpuThreshold;
     this.coolOff = o.coolOffMs;
     this.reserve = o.reserve;
