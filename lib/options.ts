@@ -73,6 +73,23 @@ export function checkOptions<T>(rule: Rule<T>, input: unknown, policy: string): 
   return out;
 }
 
+/**
+ * Hot reload's one refusal: throws a {@link ConfigError} naming each option of
+ * `fixed` whose value in `next` differs from `current` (they shape the
+ * policy's `shape`, so a change needs a new `what`); returns otherwise.
+ */
+export function refuseReshape(policy: string, fixed: readonly string[], current: object, next: object, shape: string, what: string): void {
+  const before = current as Record<string, unknown>;
+  const after = next as Record<string, unknown>;
+  const changed = fixed.filter((k) => after[k] !== before[k]);
+  if (changed.length > 0) cannotReshape(policy, changed, shape, what);
+}
+
+/** Throws the {@link ConfigError} of {@link refuseReshape} for the options at `paths`. */
+export function cannotReshape(policy: string, paths: readonly string[], shape: string, what: string): never {
+  throw new ConfigError(policy, paths.map((path) => ({ path, message: `cannot change in place (it shapes the ${shape}); build a new ${what}` })));
+}
+
 /** The name of a value's type in the words of the type messages ("received string", "received null"). */
 export function typeName(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? 'number' : String(value);

@@ -5,7 +5,7 @@
  * capacity each named class of calls is guaranteed.
  */
 import { criticalityOf, isCriticality, CRITICALITY_META, type Criticality } from './criticality.js';
-import { above, atLeast, atMost, below, defineRule, name, number, object, record, refined, type Rule, whenValid, withDefault } from './options.js';
+import { above, atLeast, atMost, below, cannotReshape, defineRule, name, number, object, record, refined, type Rule, whenValid, withDefault } from './options.js';
 
 /**
  * Shares of a policy's capacity kept from the lower criticalities (Google SRE's
@@ -101,6 +101,18 @@ export const NO_PARTITION = -1;
  * `ceil(limit × share)` of the limit, and may borrow what others leave
  * unused. Counts each partition's calls in flight.
  */
+/**
+ * Hot reload of a limit's partitions: takes the new shares when `shares` and
+ * `by` keep the shape of `parts` (see {@link Partitions.sameShape}; none
+ * before and none now is the same shape), else throws a `ConfigError` naming
+ * `partitions` (they shape the bookkeeping: a change needs a new `what`) and
+ * changes nothing.
+ */
+export function reshare(policy: string, parts: Partitions | undefined, shares: Readonly<Record<string, number>> | undefined, by: string, what: string): void {
+  if (parts === undefined ? shares !== undefined : shares === undefined || !parts.sameShape(shares, by)) cannotReshape(policy, ['partitions'], 'bookkeeping', what);
+  parts?.reshare(shares!);
+}
+
 export class Partitions {
   /** The partitions' names, in the order given. */
   readonly names: readonly string[];

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import { above, bool, clock, defineRule, intAtLeast, name, nonNegativeMs, nullable, number, numberAtLeast, object, oneOf, optional, positiveMs, random, type RuleOutput, whenValid, withDefault } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
-import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
+import { breakerStateRule, bucketProblems, clockTime, clockTimeOrNull, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule } from '../breaker/options.js';
 
 /**
  * What {@link AdaptiveBreakerPolicy.snapshot} returns and `initialState` takes:
@@ -33,12 +33,10 @@ export interface AdaptiveBreakerSnapshot {
   timed?: { at: number; ms: number } | null | undefined;
 }
 
-const clockTimeOrNull = /* @__PURE__ */ defineRule(() => nullable(number('expected a finite clock time or null')));
-
 /** The rules of {@link AdaptiveBreakerSnapshot}. */
 export const adaptiveBreakerSnapshot = /* @__PURE__ */ defineRule(() => object({
   kind: oneOf(['adaptive']),
-  state: oneOf(['closed', 'open', 'half-open'], "expected 'closed', 'open' or 'half-open'"),
+  state: breakerStateRule,
   isolated: bool('expected a boolean'),
   admitRatio: ratioRule,
   failuresInRow: intAtLeast(0),
@@ -47,7 +45,7 @@ export const adaptiveBreakerSnapshot = /* @__PURE__ */ defineRule(() => object({
   lastSuccessAt: clockTimeOrNull,
   lastPass: clockTimeOrNull,
   window: windowSnapshotRule,
-  timed: optional(nullable(object({ at: number('expected a finite clock time'), ms: intAtLeast(0) }))),
+  timed: optional(nullable(object({ at: clockTime, ms: intAtLeast(0) }))),
 }));
 
 /**

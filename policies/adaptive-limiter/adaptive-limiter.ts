@@ -1,7 +1,7 @@
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { runNext } from '../../lib/context.js';
-import { ConcurrencyLimitedError, ConfigError } from '../../lib/errors.js';
+import { ConcurrencyLimitedError } from '../../lib/errors.js';
 import type { OutcomeResult } from '../../lib/events.js';
 import type { LimitChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
@@ -13,7 +13,7 @@ import { ANSWERED, DROPPED, IGNORED, LimitedCall, LimiterPermit, type LimiterCor
 import { adaptiveLimiterOptions, type AdaptiveLimiterOptions } from './options.js';
 import { Sampler } from './sampler.js';
 import { criticalityOf } from '../../lib/criticality.js';
-import { fits, NO_PARTITION, Partitions, refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
+import { fits, NO_PARTITION, Partitions, refusedFields, reserveFor, reshare, type Reserve } from '../../lib/shedding.js';
 
 const NO_META: Readonly<Record<string, string>> = /* @__PURE__ */ Object.freeze({});
 
@@ -139,9 +139,7 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
    */
   reconfigure(options: Omit<AdaptiveLimiterOptions, 'clock' | 'name' | 'isOverload'>): void {
     const o = checkOptions(adaptiveLimiterOptions, { ...options, name: this.name }, this.name);
-    const parts = this.partitions;
-    const same = parts === undefined ? o.partitions === undefined : o.partitions !== undefined && parts.sameShape(o.partitions, o.partitionBy);
-    if (!same) throw new ConfigError(this.name, [{ path: 'partitions', message: 'cannot change in place (it shapes the bookkeeping); build a new adaptive limiter' }]);
+    reshare(this.name, this.partitions, o.partitions, o.partitionBy, 'adaptive limiter');
     const now = this.clock.now();
     if (o.algorithm.kind === this.algorithm.kind) this.algorithm.retune(o.algorithm);
     else {
@@ -153,7 +151,6 @@ export class AdaptiveLimiterPolicy extends PolicyBase {
     this.floor = o.minLimit;
     this.ceiling = o.maxLimit;
     this.reserve = o.reserve;
-    if (parts !== undefined) parts.reshare(o.partitions!);
     const from = this.admitted;
     this.estimate = Math.min(this.ceiling, Math.max(this.floor, this.estimate));
     this.admitted = Math.floor(this.estimate);

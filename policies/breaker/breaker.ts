@@ -6,6 +6,7 @@ import { BrokenCircuitError, ConfigError, isShedRejection } from '../../lib/erro
 import { ValueSource, type OutcomeResult, type PolicyEvent } from '../../lib/events.js';
 import type { BreakerState, StateChangeReason } from './events.js';
 import { judge } from '../../lib/judge.js';
+import { refuseReshape } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { FAILURE, IsolationHandle, BreakerPermit, RELEASE, SUCCESS, TIMEOUT, type Settlement } from '../../lib/permit.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
@@ -128,8 +129,7 @@ export abstract class BreakerPolicy<S extends BreakerState = BreakerState> exten
    */
   protected reparse<O extends Judged>(check: (input: unknown, policy: string) => O, options: object, current: O, fixed: readonly (keyof O & string)[]): O {
     const o = check({ ...options, name: this.name }, this.name);
-    const changed = fixed.filter((k) => o[k] !== current[k]);
-    if (changed.length > 0) throw new ConfigError(this.name, changed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new breaker' })));
+    refuseReshape(this.name, fixed, current, o, 'window', 'breaker');
     this.handle = o.handle;
     this.handleResult = o.handleResult;
     return o;

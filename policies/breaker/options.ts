@@ -1,4 +1,4 @@
-import { above, array, atLeast, defineRule, intAtLeast, integer, nullable, number, object, type PathPart, predicate, type Rule, tuple } from '../../lib/options.js';
+import { above, array, atLeast, defineRule, intAtLeast, integer, nullable, number, object, oneOf, type PathPart, predicate, type Rule, tuple } from '../../lib/options.js';
 
 /** Which thrown values count as failures; a throw inside it counts as yes. */
 export const handleRule: Rule<(error: unknown) => boolean> = predicate;
@@ -8,6 +8,15 @@ export const handleResultRule: Rule<(result: unknown) => boolean> = predicate;
 
 /** A finite number. */
 export const finite = (message: string): Rule<number> => number(message);
+
+/** A clock time (the clock's epoch ms) in a snapshot. */
+export const clockTime: Rule<number> = /* @__PURE__ */ defineRule(() => number('expected a finite clock time'));
+
+/** A clock time in a snapshot, or `null` for none. */
+export const clockTimeOrNull: Rule<number | null> = /* @__PURE__ */ defineRule(() => nullable(number('expected a finite clock time or null')));
+
+/** A breaker's state in a snapshot. */
+export const breakerStateRule = /* @__PURE__ */ defineRule(() => oneOf(['closed', 'open', 'half-open'], "expected 'closed', 'open' or 'half-open'"));
 
 const RATIO = 'expected a ratio in [0, 1]';
 /** A ratio in [0, 1]. */
@@ -58,7 +67,7 @@ const count = /* @__PURE__ */ intAtLeast(0);
 /** A rolling window's snapshot (`lib/window.ts` `WindowSnapshot`), checked for internal consistency. */
 export const windowSnapshotRule = /* @__PURE__ */ defineRule(() => object(
   {
-    origin: number('expected a finite clock time'),
+    origin: clockTime,
     bucketMs: number('expected a number > 0', above(0, 'expected a number > 0')),
     size: intAtLeast(1),
     head: integer('expected an integer >= -1', atLeast(-1, 'expected an integer >= -1')),

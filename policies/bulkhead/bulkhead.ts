@@ -1,14 +1,14 @@
 import { PolicyBase, refuseAborted } from '../../lib/base.js';
 import { systemClock } from '../../lib/clock.js';
 import { runNext, toContext, type Context, type Scope } from '../../lib/context.js';
-import { BulkheadRejectedError, ConfigError } from '../../lib/errors.js';
+import { BulkheadRejectedError } from '../../lib/errors.js';
 import { checkOptions } from '../../lib/options.js';
 import { settledOutcome, thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { bulkheadOptions, type BulkheadOptions } from './options.js';
 import { WaitQueue } from '../../lib/wait-queue.js';
 import { criticalityOf, criticalityRank, CRITICALITIES } from '../../lib/criticality.js';
-import { fits, NO_PARTITION, Partitions, refusedFields, reserveFor, type Reserve } from '../../lib/shedding.js';
+import { fits, NO_PARTITION, Partitions, refusedFields, reserveFor, reshare, type Reserve } from '../../lib/shedding.js';
 import { Slot, Waiter, type SlotOwner } from './queue.js';
 
 /**
@@ -83,13 +83,10 @@ export class BulkheadPolicy extends PolicyBase {
    */
   reconfigure(options: Omit<BulkheadOptions, 'clock' | 'name'>): void {
     const o = checkOptions(bulkheadOptions, { ...options, name: this.name }, this.name);
-    const parts = this.partitions;
-    const same = parts === undefined ? o.partitions === undefined : o.partitions !== undefined && parts.sameShape(o.partitions, o.partitionBy);
-    if (!same) throw new ConfigError(this.name, [{ path: 'partitions', message: 'cannot change in place (it shapes the bookkeeping); build a new bulkhead' }]);
+    reshare(this.name, this.partitions, o.partitions, o.partitionBy, 'bulkhead');
     this.max = o.limit;
     this.queueMax = o.queue;
     this.reserve = o.reserve;
-    if (parts !== undefined) parts.reshare(o.partitions!);
     this.admitWaiters();
   }
 

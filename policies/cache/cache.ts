@@ -37,11 +37,11 @@ export interface StaleEntry<V> {
  * ```
  */
 export class CachePolicy extends PolicyBase {
-  private ttl: number;
-  private swr: number;
+  private ttl!: number;
+  private swr!: number;
   /** Where values are kept. */
   readonly store: CacheStore;
-  private retainMs: number;
+  private retainMs!: number;
   private key: ((ctx: ExecutionContext) => string | undefined) | undefined;
   private handleResult: ((result: unknown) => boolean) | undefined;
   private readonly flights = new Map<string, Flight<unknown>>();
@@ -52,12 +52,8 @@ export class CachePolicy extends PolicyBase {
   constructor(options: CacheOptions) {
     const o = checkOptions(cacheOptions, options, 'cache');
     super(o.name, o.clock ?? systemClock);
-    this.ttl = o.ttlMs;
-    this.swr = o.staleWhileRevalidateMs;
-    this.retainMs = o.retainMs;
+    this.apply(o);
     this.store = o.store ?? memoryCacheStore({ clock: this.clock });
-    this.key = o.key;
-    this.handleResult = o.handleResult;
     this.owner = {
       name: this.name,
       clock: this.clock,
@@ -88,7 +84,11 @@ export class CachePolicy extends PolicyBase {
    * nothing.
    */
   reconfigure(options: Omit<CacheOptions, 'clock' | 'name' | 'store'>): void {
-    const o = checkOptions(cacheOptions, { ...options, name: this.name }, this.name);
+    this.apply(checkOptions(cacheOptions, { ...options, name: this.name }, this.name));
+  }
+
+  /** Takes the options a reload may change (at construction, all of them but the store). */
+  private apply(o: ReturnType<typeof cacheOptions>): void {
     this.ttl = o.ttlMs;
     this.swr = o.staleWhileRevalidateMs;
     this.retainMs = o.retainMs;

@@ -2,7 +2,7 @@ import { BreakerPolicy, SUCCESS, TIMEOUT, type Settlement } from '../breaker/bre
 import { systemClock } from '../../lib/clock.js';
 import { BrokenCircuitError, ConfigError } from '../../lib/errors.js';
 import type { BreakerState, StateChangeReason } from '../breaker/events.js';
-import { checkOptions } from '../../lib/options.js';
+import { checkOptions, refuseReshape } from '../../lib/options.js';
 import { leapArrayOrigin, restoreWindow, RollingWindow, snapshotWindow } from '../../lib/window.js';
 import { CountWindow, restoreCountWindow, snapshotCountWindow } from './count-window.js';
 import {
@@ -130,8 +130,8 @@ export class CircuitBreakerPolicy extends BreakerPolicy<BreakerState> {
 
   /** `o`, unless it asks for another kind or size of window than this breaker's (checked before anything changes). */
   private sameWindow(o: ResolvedCircuitBreakerOptions): ResolvedCircuitBreakerOptions {
-    if (o.window?.size === this.o.window?.size) return o;
-    throw new ConfigError(this.name, [{ path: 'window', message: 'cannot change in place (it shapes the window); build a new breaker' }]);
+    refuseReshape(this.name, ['window'], { window: this.o.window?.size }, { window: o.window?.size }, 'window', 'breaker');
+    return o;
   }
 
   /** The current window's counts and the current streaks. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
-import { above, array, atLeast, atMost, bool, clock, custom, defineRule, discriminated, Findings, fn, intAtLeast, integer, name, nonNegativeMs, nullable, number, numberAtLeast, object, oneOf, optional, type PathPart, positiveMs, random, refined, type Rule, type RuleOutput, whenValid, withDefault } from '../../lib/options.js';
+import { above, array, atLeast, atMost, bool, clock, custom, defineRule, discriminated, Findings, fn, intAtLeast, integer, name, nonNegativeMs, number, numberAtLeast, object, oneOf, optional, type PathPart, positiveMs, random, refined, type Rule, type RuleOutput, whenValid, withDefault } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
-import { bucketProblems, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
+import { breakerStateRule, bucketProblems, clockTime, clockTimeOrNull, handleResultRule, handleRule, ratioRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
 import type { CountWindowSnapshot } from './count-window.js';
 
 /** What {@link CircuitBreakerPolicy.stats} reports, and what a `custom` trip rule's `readyToTrip` sees. */
@@ -76,10 +76,10 @@ export const countWindowSnapshotRule = /* @__PURE__ */ defineRule(() => object(
 export const circuitBreakerSnapshot = /* @__PURE__ */ defineRule(() => object(
   {
     kind: oneOf(['circuit']),
-    state: oneOf(['closed', 'open', 'half-open'], "expected 'closed', 'open' or 'half-open'"),
+    state: breakerStateRule,
     isolated: bool('expected a boolean'),
-    retryAt: nullable(number('expected a finite clock time or null')),
-    halfOpenSince: number('expected a finite clock time'),
+    retryAt: clockTimeOrNull,
+    halfOpenSince: clockTime,
     probeSuccesses: intAtLeast(0),
     consecutiveFailures: intAtLeast(0),
     consecutiveSuccesses: intAtLeast(0),

@@ -25,7 +25,7 @@ import { HedgeRun, type HedgeOwner } from './run.js';
  * ```
  */
 export class HedgePolicy extends PolicyBase {
-  private delayMs: number;
+  private delayMs!: number;
   private delay: HedgeDelay | undefined;
   /** What a hedged run reads and calls of this policy; only the runs hold it. */
   private readonly runs: HedgeOwner;
@@ -33,20 +33,19 @@ export class HedgePolicy extends PolicyBase {
   constructor(options: HedgeOptions = {}) {
     const o = checkOptions(hedgeOptions, options, 'hedge');
     super(o.name, o.clock ?? systemClock);
-    this.delayMs = o.delayMs ?? 2_000;
-    this.delay = o.delay;
     this.runs = {
       name: this.name,
-      maxHedged: o.maxHedged,
+      maxHedged: 0,
       clock: this.clock,
       timer: deadlineTimerOf(this.clock),
-      handle: o.handle,
-      handleResult: o.handleResult,
+      handle: undefined,
+      handleResult: undefined,
       delayFor: (n, ctx) => this.delayFor(n, ctx),
       hedged: (attempt, delayMs) => this.hedged(attempt, delayMs),
       won: (attempt) => this.won(attempt),
       settled: (start, won, thrown, outcome, scope) => this.settled(start, won, thrown, outcome, scope),
     };
+    this.apply(o);
   }
 
   /** Extra attempts at most. */
@@ -60,7 +59,11 @@ export class HedgePolicy extends PolicyBase {
    * `ConfigError` and changes nothing.
    */
   reconfigure(options: Omit<HedgeOptions, 'clock' | 'name'>): void {
-    const o = checkOptions(hedgeOptions, { ...options, name: this.name }, this.name);
+    this.apply(checkOptions(hedgeOptions, { ...options, name: this.name }, this.name));
+  }
+
+  /** Takes the options a reload may change (at construction, all of them). */
+  private apply(o: ReturnType<typeof hedgeOptions>): void {
     this.delayMs = o.delayMs ?? 2_000;
     this.delay = o.delay;
     this.runs.maxHedged = o.maxHedged;

@@ -1,8 +1,8 @@
 import { PolicyBase } from '../../lib/base.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { cancelledByCaller, runNext } from '../../lib/context.js';
-import { ConfigError, OverloadedError } from '../../lib/errors.js';
-import { checkOptions } from '../../lib/options.js';
+import { OverloadedError } from '../../lib/errors.js';
+import { checkOptions, refuseReshape } from '../../lib/options.js';
 import { thrownOutcome } from '../../lib/outcome.js';
 import { RUN, type Chain, type ExecutionContext, type Operation } from '../../lib/policy.js';
 import { loadShedderOptions, type LoadShedderOptions } from './options.js';
@@ -70,11 +70,11 @@ export class LoadShedderPolicy extends PolicyBase {
   /** The clock of the window. */
   declare readonly clock: Clock;
   private readonly cpu: Signal;
-  private threshold: number;
+  private threshold!: number;
   private readonly windowMs: number;
   private readonly bucketMs: number;
-  private coolOff: number;
-  private reserve: Reserve;
+  private coolOff!: number;
+  private reserve!: Reserve;
   private readonly pass: Float64Array;
   private readonly rtSum: Float64Array;
   private readonly epochs: Float64Array;
@@ -88,11 +88,9 @@ export class LoadShedderPolicy extends PolicyBase {
     const o = checkOptions(loadShedderOptions, options, 'loadShedder');
     super(o.name, o.clock ?? systemClock);
     this.cpu = o.cpu === undefined ? processCpu({ clock: this.clock }) : toSignal(o.cpu);
-    this.threshold = o.cpuThreshold;
+    this.apply(o);
     this.windowMs = o.windowMs;
     this.bucketMs = o.windowMs / o.buckets;
-    this.coolOff = o.coolOffMs;
-    this.reserve = o.reserve;
     this.pass = new Float64Array(o.buckets);
     this.rtSum = new Float64Array(o.buckets);
     this.epochs = new Float64Array(o.buckets).fill(-Infinity);
@@ -127,9 +125,12 @@ export class LoadShedderPolicy extends PolicyBase {
    */
   reconfigure(options: Omit<LoadShedderOptions, 'clock' | 'name' | 'cpu'>): void {
     const o = checkOptions(loadShedderOptions, { ...options, name: this.name }, this.name);
-    const fixed = { windowMs: this.windowMs, buckets: this.pass.length };
-    const changed = (['windowMs', 'buckets'] as const).filter((k) => o[k] !== fixed[k]);
-    if (changed.length > 0) throw new ConfigError(this.name, changed.map((k) => ({ path: k, message: 'cannot change in place (it shapes the window); build a new load shedder' })));
+    refuseReshape(this.name, ['windowMs', 'buckets'], { windowMs: this.windowMs, buckets: this.pass.length }, o, 'window', 'load shedder');
+    this.apply(o);
+  }
+
+  /** Takes the options a reload may change. */
+  private apply(o: ReturnType<typeof loadShedderOptions>): void {
     this.threshold = o.cpuThreshold;
     this.coolOff = o.coolOffMs;
     this.reserve = o.reserve;

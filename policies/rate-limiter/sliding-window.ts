@@ -1,5 +1,4 @@
-import { ConfigError } from '../../lib/errors.js';
-import { checkOptions, defineRule, object, positiveMs, withDefault } from '../../lib/options.js';
+import { checkOptions, refuseReshape, defineRule, object, positiveMs, withDefault } from '../../lib/options.js';
 import type { ExecutionContext } from '../../lib/policy.js';
 import { retryAfter, type RateAlgorithm } from './algorithm.js';
 import { intInRange } from './numbers.js';
@@ -87,9 +86,7 @@ export class SlidingWindow implements RateAlgorithm {
    */
   reconfigure(options: SlidingWindowOptions): void {
     const o = checkOptions(slidingWindowOptions, options, 'slidingWindow');
-    for (const [path, now, next] of [['windowMs', this.windowMs, o.windowMs], ['buckets', this.buckets, o.buckets]] as const) {
-      if (now !== next) throw new ConfigError('slidingWindow', [{ path, message: 'cannot change in place (it shapes the window); build a new limiter' }]);
-    }
+    refuseReshape('slidingWindow', ['windowMs', 'buckets'], this, o, 'window', 'limiter');
     this.max = o.limit;
     this.reopens = -1;
   }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
-import { bool, clock, defineRule, name, nonNegativeMs, nullable, number, numberAtLeast, object, oneOf, optional, positiveMs, random, type RuleOutput, whenValid, withDefault } from '../../lib/options.js';
+import { bool, clock, defineRule, name, nonNegativeMs, numberAtLeast, object, oneOf, optional, positiveMs, random, type RuleOutput, whenValid, withDefault } from '../../lib/options.js';
 import type { WindowSnapshot } from '../../lib/window.js';
-import { bucketProblems, finite, handleResultRule, handleRule, intRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
+import { bucketProblems, clockTimeOrNull, finite, handleResultRule, handleRule, intRule, snapshotGridProblems, windowSnapshotRule, type Problem } from '../breaker/options.js';
 
 /**
  * What {@link SreBreakerPolicy.snapshot} returns and `initialState` takes: plain
@@ -25,7 +25,7 @@ export const sreBreakerSnapshot = /* @__PURE__ */ defineRule(() => object({
   kind: oneOf(['sre']),
   open: bool('expected a boolean'),
   isolated: bool('expected a boolean'),
-  lastPass: nullable(number('expected a finite clock time or null')),
+  lastPass: clockTimeOrNull,
   window: windowSnapshotRule,
 }));
 

@@ -186,6 +186,19 @@ describe('SlidingWindow.reconfigure', () => {
     expect(w.take(2_000)).toBe(0);
     expect(() => w.reconfigure({ limit: 2, windowMs: 2_000, buckets: 10 })).toThrow(/windowMs: cannot change in place/);
     expect(() => w.reconfigure({ limit: 2, windowMs: 1_000 })).toThrow(/buckets: cannot change in place/);
+    // both reshaping options changed: both named, nothing changed
+    const refusal = (() => {
+      try {
+        w.reconfigure({ limit: 7, windowMs: 2_000, buckets: 20 });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect((refusal as ConfigError).issues).toEqual([
+      { path: 'windowMs', message: 'cannot change in place (it shapes the window); build a new limiter' },
+      { path: 'buckets', message: 'cannot change in place (it shapes the window); build a new limiter' },
+    ]);
     expect(() => w.reconfigure({ limit: 0, windowMs: 1_000, buckets: 10 })).toThrow(ConfigError);
     expect(w.limit).toBe(2);
   });
