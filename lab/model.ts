@@ -128,7 +128,8 @@ const healthy = {
 } as const;
 /**
  * C's service time ×1.4 in the `slowdown` scenario: 6 workers at 28 ms mean take 214 requests/s against A's 200
- * (utilisation 0.93), so C keeps up in principle while its queue makes waits of hundreds of ms common.
+ * (utilisation 0.93): C keeps up in principle (p99 about 230 ms without retries), while its queue now and then
+ * surges past B's 300 ms attempt timeout (docs/lab.md, "Focused scenarios", says why ×1.4).
  */
 export const SLOWDOWN = 1.4;
 /** B's other traffic in the avalanche and the hanging outage: 100 requests/s to D, a healthy dependency like C. */
