@@ -193,6 +193,25 @@ export function extraFigures(r: RunRecord, measures: ReadonlySet<ExtraMetric>, f
     if (measures.has('defaultShare')) out.defaultShare = round(fallback / Math.max(1, total));
     if (measures.has('staleAgeP50S')) out.staleAgeP50S = round(quantile(Float64Array.from(ages).sort(), 0.5) / 1_000, 2);
   }
+  if (measures.has('peakLoadPerS')) {
+    // the busiest 10 ms of the fault at C, as attempts per second
+    let peak = 0;
+    const fine = r.attemptsPer10Ms;
+    for (let k = Math.floor(sc.faultStartMs / 10); fine !== undefined && k < Math.floor(sc.faultEndMs / 10); k++) peak = Math.max(peak, fine[k] ?? 0);
+    out.peakLoadPerS = peak * 100;
+  }
+  if (measures.has('clientAmplification')) {
+    // how many times A's clients sent the requests that arrived during the fault, per request
+    let total = 0;
+    let sent = 0;
+    for (let i = 0; i < r.arrival.length; i++) {
+      const t = r.arrival[i]!;
+      if (t < sc.faultStartMs || t >= sc.faultEndMs) continue;
+      total++;
+      sent += r.sends?.[i] ?? 1;
+    }
+    out.clientAmplification = round(sent / Math.max(1, total), 3);
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The lab's default model (strategies.md, "The lab"), the five faults of seed 002 and the scenarios that add
- * what some claims need (a second traffic class, duplicate submits, a cold cache, a sick method).
+ * what some claims need (a second traffic class, duplicate submits, a cold cache, a sick method, a moderate
+ * slowdown, synchronized waves of requests whose clients retry).
  * Times are milliseconds since the start of a run.
  */
 
@@ -38,14 +39,24 @@ export const FAULT_NAMES = ['hardOutage', 'latency', 'errors', 'capacityDrop', '
  * The scenarios some claims need beyond the five faults: only the rows whose claims name them (and the baseline)
  * run there (lab/plan.ts).
  */
-export const FOCUSED_NAMES = ['avalanche', 'hanging', 'methodSick', 'duplicates', 'coldCache', 'networkDelay'] as const;
+export const FOCUSED_NAMES = ['avalanche', 'hanging', 'methodSick', 'duplicates', 'coldCache', 'networkDelay', 'slowdown', 'waves'] as const;
 /** The names of the scenarios, in report order. */
 export const SCENARIO_NAMES = [...FAULT_NAMES, ...FOCUSED_NAMES] as const;
 /** One of {@link SCENARIO_NAMES}. */
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /** A figure a scenario or a row records beyond the common ones (lab/seeds.ts lists them). */
-export type ExtraMetric = 'healthyRealInFault' | 'duplicates' | 'backlogPeak' | 'drainS' | 'drainPerS' | 'replicaShare' | 'defaultShare' | 'staleAgeP50S';
+export type ExtraMetric =
+  | 'healthyRealInFault'
+  | 'duplicates'
+  | 'backlogPeak'
+  | 'drainS'
+  | 'drainPerS'
+  | 'replicaShare'
+  | 'defaultShare'
+  | 'staleAgeP50S'
+  | 'peakLoadPerS'
+  | 'clientAmplification';
 
 /**
  * A second traffic class at B, on the same threads (B's in-flight limit) as A's requests to C: its own Poisson
@@ -85,6 +96,18 @@ export interface Scenario {
   readonly second?: SecondClass;
   /** A's clients send `share` of the requests again, with the same key, `afterMs` after the first (a double submit). */
   readonly resubmit?: { readonly share: number; readonly afterMs: number };
+  /**
+   * During the fault A's requests come in synchronized waves instead of Poisson arrivals: `size` requests every
+   * `everyMs` (from the fault's start), spread evenly over `withinMs` (a batch job, or a client-side cache that
+   * expires for everyone at once). A's mean load is unchanged when `size` = 200/s × `everyMs`.
+   */
+  readonly waves?: { readonly everyMs: number; readonly size: number; readonly withinMs: number };
+  /**
+   * A's callers send a request that failed (an error, B's refusal, or their patience run out) again, `afterMs`
+   * after the failure, up to `tries` more times (a fixed delay, no jitter: a client library's default). The
+   * request's figures are its last send's; its latency runs from its first.
+   */
+  readonly clientRetries?: { readonly tries: number; readonly afterMs: number };
   /** Every request is a write with its own key (an idempotency key), whatever the row. */
   readonly writes?: boolean;
   /** How many items the reads spread over. @defaultValue 1,000 */
@@ -103,6 +126,12 @@ const healthy = {
   errorRate: () => 0,
   workers: () => MODEL.workers,
 } as const;
+/**
+ * C's service time ×1.4 in the `slowdown` scenario: 6 workers at 28 ms mean take 214 requests/s against A's 200
+ * (utilisation 0.93): C keeps up in principle (p99 about 230 ms without retries), while its queue now and then
+ * surges past B's 300 ms attempt timeout (docs/lab.md, "Focused scenarios", says why ×1.4).
+ */
+export const SLOWDOWN = 1.4;
 /** B's other traffic in the avalanche and the hanging outage: 100 requests/s to D, a healthy dependency like C. */
 const OTHER_TRAFFIC: SecondClass = Object.freeze({ perSecond: 100, method: 'get', target: 'D' });
 
@@ -228,5 +257,26 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = Object.freeze
     changesAt: [S, E],
     ...healthy,
     networkDelayMs: (t) => (during(t) ? 250 : 0),
+  },
+  slowdown: {
+    name: 'slowdown',
+    title: `slowdown ×${SLOWDOWN}`,
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    slowdown: (t) => (during(t) ? SLOWDOWN : 1),
+  },
+  waves: {
+    name: 'waves',
+    title: 'hard outage, waves, clients retrying',
+    faultStartMs: S,
+    faultEndMs: E,
+    changesAt: [S, E],
+    ...healthy,
+    down: (t) => during(t),
+    waves: Object.freeze({ everyMs: 400, size: 80, withinMs: 10 }),
+    clientRetries: Object.freeze({ tries: 2, afterMs: 1_000 }),
+    measures: ['peakLoadPerS', 'clientAmplification'],
   },
 });

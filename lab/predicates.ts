@@ -70,7 +70,10 @@ export function meets(x: number, op: Op, bound: number): boolean {
   }
 }
 
-/** The practical scale of a figure: the least gap the bimodality rule counts (10 points of a rate, 10 s, 0.5× of load, 500 queued writes). */
+/**
+ * The practical scale of a figure: the least gap the bimodality rule counts (10 points of a rate, 10 s, 0.5× of
+ * load, 500 queued writes, 500 attempts a second at C's peak).
+ */
 export function minGapOf(metric: Metric): number {
   switch (metric) {
     case 'recoveryS':
@@ -79,10 +82,12 @@ export function minGapOf(metric: Metric): number {
     case 'staleAgeP50S':
       return 10;
     case 'backlogPeak':
+    case 'peakLoadPerS':
       return 500;
     case 'drainPerS':
       return 10;
     case 'amplification':
+    case 'clientAmplification':
       return 0.5;
     case 'p50Ms':
     case 'p99Ms':

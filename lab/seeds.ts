@@ -18,6 +18,8 @@ export const EXTRA_METRICS = [
   'replicaShare',
   'defaultShare',
   'staleAgeP50S',
+  'peakLoadPerS',
+  'clientAmplification',
 ] as const satisfies readonly ExtraMetric[];
 
 /**

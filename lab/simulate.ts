@@ -2,6 +2,7 @@ import type { Subscription } from 'rxjs';
 import type { Clock } from '../lib/clock.js';
 import type { PolicyEvent } from '../lib/events.js';
 import { seededRandom } from '../lib/testing.js';
+import { withWaves } from './arrivals.js';
 import { LabClock } from './clock.js';
 import { Dependency, isFreshAnswer, replicaAnswer, type DependencyProbe } from './dependency.js';
 import { MODEL, SCENARIOS, type Scenario, type ScenarioName } from './model.js';
@@ -50,6 +51,10 @@ export interface RunRecord {
   readonly attempts: Float64Array;
   readonly wasted: Float64Array;
   readonly held: Float64Array;
+  /** Attempts offered to C per 10 ms, in a scenario that measures C's peak load (`peakLoadPerS`). */
+  readonly attemptsPer10Ms?: Float64Array;
+  /** Per request at A, in a scenario whose clients retry: how many times A's client sent it. */
+  readonly sends?: Uint8Array;
   /** Per bucket: the share of it during which a breaker was not closed. */
   readonly breakerOpen: Float64Array;
   readonly peakInFlight: number;
@@ -141,7 +146,7 @@ async function play(
   scenario: Scenario,
 ): Promise<RunRecord> {
   const rs = streams(seed);
-  const arrival = arrivalTimes(seed, durationMs, model.offeredPerSecond);
+  const arrival = withWaves(arrivalTimes(seed, durationMs, model.offeredPerSecond), scenario, durationMs);
   const n = arrival.length;
   const latency = new Float64Array(n);
   const outcome = new Uint8Array(n);
@@ -160,9 +165,11 @@ async function play(
   let probes = 0;
   let probesOk = 0;
   const bucketOf = (t: number): number => Math.min(buckets - 1, Math.floor(t / MODEL.bucketMs));
+  const fine = scenario.measures?.includes('peakLoadPerS') === true ? new Float64Array(Math.ceil(durationMs / 10) + 1) : undefined;
   const probe: DependencyProbe = {
     onAttempt(t) {
       attempts[bucketOf(t)]!++;
+      if (fine !== undefined) fine[Math.min(fine.length - 1, Math.floor(t / 10))]!++;
     },
     onAttemptSettled(t, ok) {
       if (openBreakers > 0 && t >= probeFrom && t < probeTo) {
@@ -234,7 +241,7 @@ async function play(
   const writer = isWriter(protection);
   const source = new Uint8Array(n);
   const age = new Float64Array(n).fill(NaN);
-  const settle = (i: number, value: unknown, failed: boolean): void => {
+  const settle = (i: number, value: unknown, failed: boolean, key?: string): void => {
     inFlight--;
     const now = clock.now() - t0;
     latency[i] = now - arrival[i]!;
@@ -242,6 +249,7 @@ async function play(
     // for a writer: delivered now is real, durably queued is answered
     const real = writer ? (value as { status?: string } | undefined)?.status === 'delivered' : isFreshAnswer(value, arrival[i]!);
     outcome[i] = failed ? Outcome.Failed : real ? Outcome.Real : Outcome.Degraded;
+    if (failed) resend?.(i, key);
     if (failed || writer) return;
     const from = (value as { from?: string; at?: number } | undefined)?.from;
     source[i] = real ? Source.Fresh : from === 'C' ? Source.Stale : from === 'replica' ? Source.Replica : Source.Default;
@@ -261,24 +269,48 @@ async function play(
     const done = (): void => void inFlight--;
     call(key).then(done, done);
   };
+  // A's clients that send a failed request again (scenario.clientRetries), under the same key once one is drawn
+  const clientRetries = scenario.clientRetries;
+  const sends = clientRetries === undefined ? undefined : new Uint8Array(n);
+  const resend =
+    sends === undefined
+      ? undefined
+      : (i: number, key: string | undefined): void => {
+          if (sends[i]! > clientRetries!.tries) return;
+          clock.setTimeout(() => {
+            sends[i]!++;
+            if (!admit(arrival[i]!)) {
+              latency[i] = clock.now() - t0 - arrival[i]!;
+              resend!(i, key);
+              return;
+            }
+            const k = key ?? keyOf(i);
+            call(k).then(
+              (v) => settle(i, v, false, k),
+              () => settle(i, undefined, true, k),
+            );
+          }, clientRetries!.afterMs);
+        };
   let next = 0;
   const arrive = (): void => {
     const i = next++;
     if (next < n) clock.setTimeout(arrive, arrival[next]! - arrival[i]!);
     const twice = resubmit !== undefined && more.resubmit() < resubmit.share;
+    if (sends !== undefined) sends[i] = 1;
     if (!admit(arrival[i]!)) {
       outcome[i] = Outcome.Failed;
       latency[i] = 0;
       // the user sends it again all the same (a key per request: nothing drawn)
       if (twice && perRequest) clock.setTimeout(() => again(keyOf(i)), resubmit.afterMs);
+      resend?.(i, undefined);
       return;
     }
     // the key is drawn once B admits the request (the items stream is drawn as it always was)
     const key = keyOf(i);
     if (twice) clock.setTimeout(() => again(key), resubmit.afterMs);
     call(key).then(
-      (v) => settle(i, v, false),
-      () => settle(i, undefined, true),
+      (v) => settle(i, v, false, key),
+      () => settle(i, undefined, true, key),
     );
   };
   if (n > 0) clock.setTimeout(arrive, arrival[0]!);
@@ -349,6 +381,8 @@ async function play(
     duplicates: c.duplicateShare(),
     ...(queued === undefined ? {} : { backlog: { peak: backlogPeak, atFaultEnd: queuedAtFaultEnd, atEnd: queued(), drainedAt } }),
     attempts,
+    ...(fine === undefined ? {} : { attemptsPer10Ms: fine }),
+    ...(sends === undefined ? {} : { sends }),
     wasted,
     held,
     breakerOpen,

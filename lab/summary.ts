@@ -29,6 +29,8 @@ export const EXTRA_COLUMNS: readonly { metric: Metric; head: string }[] = [
   { metric: 'replicaShare', head: 'from replica' },
   { metric: 'defaultShare', head: 'default' },
   { metric: 'staleAgeP50S', head: 'stale age p50 s' },
+  { metric: 'peakLoadPerS', head: 'C peak / s (10 ms)' },
+  { metric: 'clientAmplification', head: 'client sends ×' },
 ];
 
 /** One cell's figure over seeds, or undefined when the row has none (rtoMax of a row without a breaker). */
@@ -58,8 +60,10 @@ export function formatValue(metric: Metric, x: number): string {
     case 'p99RealMs':
     case 'peakInFlight':
     case 'backlogPeak':
+    case 'peakLoadPerS':
       return num(0)(x);
     case 'amplification':
+    case 'clientAmplification':
       return num(2)(x);
     case 'drainPerS':
       return num(1)(x);

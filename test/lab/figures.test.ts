@@ -117,4 +117,19 @@ describe('the figures a scenario or a row records beyond the common ones', () =>
     // as many replica answers as stale ones: the median age is the lower of the two middle values
     expect(f).toEqual({ replicaShare: 0.1, defaultShare: 0.1, staleAgeP50S: 2 });
   });
+
+  it('C’s busiest 10 ms of the fault, per second, and how many times A’s clients sent the fault’s requests', () => {
+    const r: RunRecord = { ...record(() => false), scenario: 'waves' };
+    const attemptsPer10Ms = new Float64Array(18_001);
+    attemptsPer10Ms[2_000] = 900; // at 20 s: before the fault, not counted
+    attemptsPer10Ms[3_000] = 160; // at 30 s
+    attemptsPer10Ms[4_500] = 240; // at 45 s: the busiest of the fault
+    attemptsPer10Ms[6_000] = 500; // at 60 s: after it
+    // one request every 10 ms: those of the fault (30–60 s) sent three times each, one in ten
+    const sends = Uint8Array.from(r.arrival, (t, i) => (t >= 30_000 && t < 60_000 && i % 10 === 0 ? 3 : 1));
+    const f = extraFigures({ ...r, attemptsPer10Ms, sends }, new Set(['peakLoadPerS', 'clientAmplification'] as const), 30_000, 120_000);
+    expect(f).toEqual({ peakLoadPerS: 24_000, clientAmplification: 1.2 });
+    // a run whose clients do not retry sends each request once
+    expect(extraFigures(r, new Set(['clientAmplification'] as const), 30_000, 120_000)).toEqual({ clientAmplification: 1 });
+  });
 });

@@ -31,7 +31,7 @@ describe('startPlan', () => {
     expect(only.get('baseline')).toEqual(new Set(FAULT_NAMES));
     expect(only.get('naiveRetry')).toEqual(new Set(['hardOutage']));
     // of what the published figures run: the five faults, and the focused scenarios of its claims
-    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, networkDelay');
+    expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, networkDelay, slowdown, waves');
   });
 });
 

@@ -65,3 +65,43 @@ describe('a run of a focused scenario', () => {
     expect(b.second!.outcome).toEqual(a.second!.outcome);
   }, 60_000);
 });
+
+describe('a run of the waves scenario (C down during waves, clients retrying)', () => {
+  const SHORT_WAVES = 40_000;
+  // the busiest 10 ms at C from 32 s, when the clients' second tries of the first waves come
+  const busiest = (r: { attemptsPer10Ms?: Float64Array }): number => Math.max(...r.attemptsPer10Ms!.subarray(3_200, 4_000));
+
+  it('A’s clients send a failed request again after 1 s, twice at most; a fallback’s answer ends their retries', async () => {
+    const baseline = await simulate('baseline', 'waves', 1, SHORT_WAVES);
+    const standard = await simulate('standard', 'waves', 1, SHORT_WAVES);
+    const { tries } = SCENARIOS.waves.clientRetries!;
+    const sent = (r: typeof baseline, from: number, to: number): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < r.arrival.length; i++) if (r.arrival[i]! >= from && r.arrival[i]! < to) out.push(r.sends![i]!);
+      return out;
+    };
+    // C is down: every request of the fault's first 5 s fails each time, so it is sent 1 + 2 times (from the second
+    // wave on: the first, at the fault's very start, may reach C in the last instant before it goes down)
+    expect(new Set(sent(baseline, 30_100, 35_000))).toEqual(new Set([1 + tries]));
+    for (let i = 0; i < baseline.arrival.length; i++) if (baseline.arrival[i]! >= 30_100 && baseline.arrival[i]! < 35_000) expect(baseline.outcome[i]).toBe(Outcome.Failed);
+    // before the fault nothing fails: sent once
+    expect(new Set(sent(baseline, 0, 29_000))).toEqual(new Set([1]));
+    // a fallback answers: nothing to send again
+    expect(new Set(sent(standard, 30_100, 35_000))).toEqual(new Set([1]));
+  }, 60_000);
+
+  it('naiveRetry’s three tries land in the wave’s 10 ms; boundedRetry’s jittered ones do not', async () => {
+    const baseline = await simulate('baseline', 'waves', 1, SHORT_WAVES);
+    const naive = await simulate('naiveRetry', 'waves', 1, SHORT_WAVES);
+    const bounded = await simulate('boundedRetry', 'waves', 1, SHORT_WAVES);
+    const { size } = SCENARIOS.waves.waves!;
+    // the wave and the second tries of the clients of a wave 2 s earlier land together: about twice the wave at C
+    // (a request or two of a wave may fall in the 10 ms before it: the lab clock's timers sum float delays)
+    expect(busiest(baseline)).toBeGreaterThan(1.9 * size);
+    expect(busiest(baseline)).toBeLessThanOrEqual(2 * size);
+    // three tries each, at once
+    expect(busiest(naive)).toBeGreaterThan(2.9 * busiest(baseline));
+    expect(busiest(naive)).toBeLessThanOrEqual(3 * 2 * size);
+    expect(busiest(bounded)).toBeLessThan(busiest(baseline));
+  }, 60_000);
+});
