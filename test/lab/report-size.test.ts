@@ -50,7 +50,7 @@ function crafted(): LabResults {
 }
 
 describe('the report of a full run', () => {
-  it('stays under 1 MB, with the verdict grid first and every chart drawn', async () => {
+  it('stays under 1 MB, with the verdict grid first, every chart drawn, the SLA checks and the phase diagram', async () => {
     const html = await htmlReport(crafted());
     if (process.env.DUMP_REPORT) (await import('node:fs')).writeFileSync(process.env.DUMP_REPORT, html);
     expect(Buffer.byteLength(html)).toBeLessThanOrEqual(1_000_000);
@@ -60,6 +60,10 @@ describe('the report of a full run', () => {
     // charts for the five faults; every scenario has its section
     expect([...html.matchAll(/<figure class="chart"/g)]).toHaveLength(FAULT_NAMES.length * CHARTS.length);
     for (const s of SCENARIO_NAMES) expect(html).toContain(`<section id="${s}">`);
+    // the SLA formulas' checks, the rtoMax scatter and the sweep's phase diagram, inline
+    for (const id of ['sla', 'rto-max', 'retry-budget', 'phase']) expect(html).toContain(`id="${id}"`);
+    expect(html).toContain('<figure class="sla" data-chart="rtoScatter"><svg');
+    expect(html).toContain('<figure class="sla" data-chart="phase"><svg');
     // one line of the grid per strategy (the baseline is the reference)
     const table = html.slice(grid, html.indexOf('</table>', grid));
     expect([...table.matchAll(/<tr><th>(?!strategy<)/g)]).toHaveLength(ROW_NAMES.length - 1);

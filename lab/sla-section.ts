@@ -1,0 +1,74 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { PHASE_SVG } from './phase-chart.js';
+import { retryCheck, retryCheckText } from './retry-check.js';
+import { rtoCheck, rtoCheckLine } from './rto-check.js';
+import { rtoScatter, rtoScatterSvg, slimSvg } from './rto-scatter.js';
+import type { SeedFile } from './seeds.js';
+import { rtoCells } from './table.js';
+import { SCENARIOS } from './model.js';
+
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+const seedsOf = (file: SeedFile): string => (file.seeds.length === 1 ? `seed ${file.seeds[0]}` : `seeds ${file.seeds[0]}–${file.seeds[file.seeds.length - 1]}`);
+
+/** The report's `rtoMax` part: the check's line, then the bound against the measured recovery as a scatter. */
+export async function rtoSection(file: SeedFile): Promise<string> {
+  const cells = rtoCells(file);
+  const check = rtoCheck(cells);
+  const scatter = rtoScatter(cells);
+  const subtitle = `${check.cells} cells, ${seedsOf(file)}; ${scatter.infinite} with an infinite bound or recovery not drawn; below y = x the bound fails, above y = 2x it overestimates more than twice`;
+  return [
+    '<h3 id="rto-max"><code>rtoMax</code>: recovery time from the breaker’s mechanics</h3>',
+    `<p id="rto-check">${esc(rtoCheckLine(check))}</p>`,
+    `<figure class="sla" data-chart="rtoScatter">${await rtoScatterSvg(scatter, subtitle)}</figure>`,
+  ].join('\n');
+}
+
+const f2 = (x: number): string => x.toFixed(2);
+const f3 = (x: number): string => x.toFixed(3);
+
+/** The report's `sloRetryBudget` part: per retrying row and fault, the bound against the measured attempts at C per request. */
+export function retrySection(file: SeedFile): string {
+  const lines = retryCheck(file);
+  const out = [
+    '<h3 id="retry-budget"><code>sloRetryBudget</code>: retries bounded in aggregate</h3>',
+    `<p>${esc(retryCheckText(lines))} A budget's bound is <code>1 + ratio + minPerSecond / ${'A’s load'}</code>: the formula's aggregate bound <code>1 + fraction</code> plus the token budget's floor spread over the calls; a row without one is bounded by the per-call formula alone (<code>1 + min(maxRetries, …)</code>), fed the run's p99.</p>`,
+    '<table id="retry-check"><thead><tr><th>row</th><th>scenario</th><th>formula</th><th>bound</th><th>measured (median)</th><th>measured (max)</th><th>holds</th><th>slack (median)</th></tr></thead><tbody>',
+  ];
+  for (const l of lines)
+    out.push(
+      `<tr><td>${esc(l.row)}</td><td>${esc(SCENARIOS[l.scenario].title)}</td><td>${l.formula === 'aggregate' ? 'aggregate (budget)' : 'per call'}</td><td>${f2(l.bound)}</td><td>${f3(l.measuredMedian)}</td><td>${f3(l.measuredMax)}</td><td>${l.holds}/${l.seeds}</td><td>${f3(l.slack)}</td></tr>`,
+    );
+  out.push('</tbody></table>');
+  return out.join('\n');
+}
+
+/**
+ * The phase diagram of the sweep (`npm run lab:sweep` draws it into {@link PHASE_SVG} from lab/sweep.json), made
+ * small for inlining; undefined when the file is not there (the lab run outside the repository).
+ */
+export function phaseDiagram(path: string = PHASE_SVG): string | undefined {
+  if (!existsSync(path)) return undefined;
+  return slimSvg(readFileSync(path, 'utf8').trim());
+}
+
+/** The report's phase diagram part: the sweep's picture ({@link phaseDiagram}) and what it shows, or a line saying it is missing. */
+export function phaseSection(svg: string | undefined): string {
+  const head = '<h2 id="phase">Phase diagram: where the system stays metastable</h2>';
+  if (svg === undefined) return `${head}\n<p>Not drawn: ${esc(PHASE_SVG)} is missing (<code>npm run lab:sweep</code> draws it).</p>`;
+  return [
+    head,
+    '<p>From the committed sweep (lab/sweep.json, <code>npm run lab:sweep</code>; not from this run): the errors scenario over a grid, A’s load across and C’s error rate during the fault up, one panel per row and caller patience; each cell says whether the system recovered within 30 s of the fault’s end (green), stayed metastable in some seeds or every seed (orange, red: the trigger gone, retries and abandoned work keep C saturated), or fell under 99 % real answers before the fault (grey: overloaded by the load alone). Only <code>naiveRetry</code> has a metastable region, drawn by the load and the trigger’s size rather than by the patience (docs/lab.md, “Sweeps”).</p>',
+    `<figure class="sla" data-chart="phase">${svg}</figure>`,
+  ].join('\n');
+}
+
+/** The report's section on the SLA formulas, each checked against the lab's figures. */
+export async function slaSection(file: SeedFile): Promise<string> {
+  return [
+    '<h2 id="sla">SLA formulas against the lab</h2>',
+    '<p>Each formula of <code>breakwater/sla</code> against what the lab measured, with its error (docs/lab.md, “SLA formulas against the lab”).</p>',
+    await rtoSection(file),
+    retrySection(file),
+  ].join('\n');
+}
