@@ -50,6 +50,11 @@ export interface RunRecord {
   readonly held: Float64Array;
   /** Per bucket: the share of it during which a breaker was not closed. */
   readonly breakerOpen: Float64Array;
+  /** Per request at A: 1 when B admitted it (had a thread for it). */
+  readonly admitted?: Uint8Array;
+  /** Per bucket: attempts at C that settled for their caller, and those C answered. */
+  readonly settled?: Float64Array;
+  readonly answered?: Float64Array;
   readonly peakInFlight: number;
   /** Time of the first breaker opening at or after the fault's start (ms), or undefined. */
   readonly firstOpenAfterFault: number | undefined;
@@ -148,6 +153,9 @@ async function play(
   const wasted = new Float64Array(buckets);
   const held = new Float64Array(buckets);
   const breakerOpen = new Float64Array(buckets);
+  const settledAtC = new Float64Array(buckets);
+  const answeredAtC = new Float64Array(buckets);
+  const admitted = new Uint8Array(n);
   const t0 = 1_000_000;
   const clock = makeClock(t0);
   const probeFrom = scenario.faultEndMs;
@@ -163,6 +171,8 @@ async function play(
       attempts[bucketOf(t)]!++;
     },
     onAttemptSettled(t, ok) {
+      settledAtC[bucketOf(t)]!++;
+      if (ok) answeredAtC[bucketOf(t)]!++;
       if (openBreakers > 0 && t >= probeFrom && t < probeTo) {
         probes++;
         if (ok) probesOk++;
@@ -271,6 +281,7 @@ async function play(
       if (twice && perRequest) clock.setTimeout(() => again(keyOf(i)), resubmit.afterMs);
       return;
     }
+    admitted[i] = 1;
     // the key is drawn once B admits the request (the items stream is drawn as it always was)
     const key = keyOf(i);
     if (twice) clock.setTimeout(() => again(key), resubmit.afterMs);
@@ -349,6 +360,9 @@ async function play(
     wasted,
     held,
     breakerOpen,
+    admitted,
+    settled: settledAtC,
+    answered: answeredAtC,
     peakInFlight,
     firstOpenAfterFault: firstOpen,
     probes,

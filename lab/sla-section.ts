@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { availabilityCheck, availabilityCheckText, errorText } from './availability-check.js';
 import { PHASE_SVG } from './phase-chart.js';
 import { retryCheck, retryCheckText } from './retry-check.js';
 import { rtoCheck, rtoCheckLine } from './rto-check.js';
@@ -43,6 +44,25 @@ export function retrySection(file: SeedFile): string {
   return out.join('\n');
 }
 
+const pct = (x: number | undefined): string => (x === undefined ? '—' : `${(x * 100).toFixed(2)} %`);
+
+/** The report's `combinedAvailability` part: each chain's prediction with β = 0 and with β fitted on the other seeds, against the measured figure. */
+export function availabilitySection(file: SeedFile): string {
+  const lines = availabilityCheck(file);
+  const out = [
+    '<h3 id="availability"><code>combinedAvailability</code>: a chain in series, with common causes (β)</h3>',
+    `<p>${esc(availabilityCheckText(lines))}</p>`,
+    '<p>Each hop’s availability is what an SLA reads, its uptime: the mean over the window’s 1 s buckets of the share it served (B: requests admitted; C: attempts answered; the whole: requests answered by C at A). The β of each seed is the one that makes the formula meet the measured figure; each seed is predicted with the median β of the <em>other</em> seeds, so the error is out of sample. β near 1: B’s refusals fall in the seconds C fails (C’s slowness fills B’s threads), one cause. Rows with a breaker, a limiter or a cache have a hop the chain leaves out (calls refused or answered before C), so β = 0 overestimates them; with retries, C’s share is per attempt, not per call.</p>',
+    '<table id="availability-check"><thead><tr><th>chain</th><th>scenario</th><th>row</th><th>measured</th><th>β = 0</th><th>error</th><th>β (fitted)</th><th>β from the other seeds</th><th>error</th></tr></thead><tbody>',
+  ];
+  for (const l of lines)
+    out.push(
+      `<tr><td>${l.chain === 'chain' ? 'A → B → C' : 'both classes'}</td><td>${esc(SCENARIOS[l.scenario].title)}</td><td>${esc(l.row)}</td><td>${pct(l.measured)}</td><td>${pct(l.independent)}</td><td>${errorText(l.errorIndependent)}</td><td>${l.beta === undefined ? '—' : l.beta.toFixed(2)}</td><td>${pct(l.withBeta)}</td><td>${errorText(l.errorWithBeta)}</td></tr>`,
+    );
+  out.push('</tbody></table>');
+  return out.join('\n');
+}
+
 /**
  * The phase diagram of the sweep (`npm run lab:sweep` draws it into {@link PHASE_SVG} from lab/sweep.json), made
  * small for inlining; undefined when the file is not there (the lab run outside the repository).
@@ -69,6 +89,7 @@ export async function slaSection(file: SeedFile): Promise<string> {
     '<h2 id="sla">SLA formulas against the lab</h2>',
     '<p>Each formula of <code>breakwater/sla</code> against what the lab measured, with its error (docs/lab.md, “SLA formulas against the lab”).</p>',
     await rtoSection(file),
+    availabilitySection(file),
     retrySection(file),
   ].join('\n');
 }

@@ -31,6 +31,7 @@ function crafted(): LabResults {
           peakInFlight: Math.round(random() * 100),
           recoveryS: random() < 0.2 ? null : random() * 30,
           breakerOpenInFault: random(),
+          sla: { hopB: random(), hopC: random(), realBuckets: random(), ...(SCENARIOS[scenario].second === undefined ? {} : { otherReal: random(), bothReal: random() }) },
           extra: { healthyRealInFault: random(), duplicates: random(), backlogPeak: Math.round(random() * 6_000), drainS: random() * 100, replicaShare: random(), defaultShare: random(), staleAgeP50S: random() * 20 },
           ...(ROWS[row].breaker
             ? { rto: { rtoMaxS: random() * 10, state: 'open' as const, openElapsedMs: 0, backlog: 0, recoveryRate: 1, asPublishedS: null, errorLatencyMs: null } }
@@ -61,7 +62,7 @@ describe('the report of a full run', () => {
     expect([...html.matchAll(/<figure class="chart"/g)]).toHaveLength(FAULT_NAMES.length * CHARTS.length);
     for (const s of SCENARIO_NAMES) expect(html).toContain(`<section id="${s}">`);
     // the SLA formulas' checks, the rtoMax scatter and the sweep's phase diagram, inline
-    for (const id of ['sla', 'rto-max', 'retry-budget', 'phase']) expect(html).toContain(`id="${id}"`);
+    for (const id of ['sla', 'rto-max', 'availability', 'retry-budget', 'phase']) expect(html).toContain(`id="${id}"`);
     expect(html).toContain('<figure class="sla" data-chart="rtoScatter"><svg');
     expect(html).toContain('<figure class="sla" data-chart="phase"><svg');
     // one line of the grid per strategy (the baseline is the reference)

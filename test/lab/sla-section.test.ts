@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { phaseDiagram, phaseSection, retrySection, rtoSection, slaSection } from '../../lab/sla-section.js';
+import { availabilitySection, phaseDiagram, phaseSection, retrySection, rtoSection, slaSection } from '../../lab/sla-section.js';
 import { METRICS, type SeedFile, type Value } from '../../lab/seeds.js';
 
 // recovery 1 s, amplification and p99 as given; rtoMax for a breaker row
@@ -39,6 +39,30 @@ describe('retrySection', () => {
     const html = retrySection(file);
     expect([...html.matchAll(/<tr><td>/g)]).toHaveLength(1);
     expect(html).toContain('<td>budgetedRetry</td><td>hard outage</td><td>aggregate (budget)</td><td>1.15</td><td>1.150</td><td>1.200</td><td>1/2</td>');
+  });
+});
+
+describe('availabilitySection', () => {
+  it('gives one line per chain, row and scenario that recorded its hops', () => {
+    const hops = (v: Value[], b: number, c: number, whole: number): Value[] => {
+      const out = [...v];
+      while (out.length < METRICS.length) out.push('-');
+      out[METRICS.indexOf('hopB')] = b;
+      out[METRICS.indexOf('hopC')] = c;
+      out[METRICS.indexOf('realBuckets')] = whole;
+      return out;
+    };
+    const withHops: SeedFile = {
+      ...file,
+      runs: {
+        '1': { hardOutage: { failFast: hops(vector(0.1, 1.5), 0.8, 0.5, 0.45), budgetedRetry: vector(1.1) } },
+        '2': { hardOutage: { failFast: hops(vector(0.1, null), 0.8, 0.5, 0.5), budgetedRetry: vector(1.2) } },
+      },
+    };
+    const html = availabilitySection(withHops);
+    expect([...html.matchAll(/<tr><td>/g)]).toHaveLength(1);
+    // measured 45 % and 50 %; β = 0: 40 %; fitted β 0.5 and 1; each seed predicted with the other's: 50 % (+5 pp), 45 % (−5 pp)
+    expect(html).toContain('<td>A → B → C</td><td>hard outage</td><td>failFast</td><td>47.50 %</td><td>40.00 %</td><td>−7.5 pp</td><td>0.75</td><td>47.50 %</td><td>+0.0 pp</td>');
   });
 });
 
