@@ -23,9 +23,10 @@ export const EXTRA_METRICS = [
 /**
  * The figures of the availability check (lab/sla-figures.ts), after the others so the earlier figures keep their
  * places: B's, C's and the end-to-end availability (means over 1 s buckets), and with a second class at B, its
- * availability and both classes' at once.
+ * availability and both classes' at once; for the trip rules' check rows, when the breaker first opened and when
+ * the rule says it should (lab/trip-rules.ts).
  */
-export const SLA_METRICS = ['hopB', 'hopC', 'realBuckets', 'otherReal', 'bothReal'] as const;
+export const SLA_METRICS = ['hopB', 'hopC', 'realBuckets', 'otherReal', 'bothReal', 'tripS', 'tripFormulaS'] as const;
 
 /**
  * The figures kept per seed, in this order: what the docs' tables, the claims and the `rtoMax` check read.
@@ -89,7 +90,10 @@ export function vectorOf(row: RowName, f: Figures): Value[] {
   ];
   v.push(ROWS[row].breaker && f.rto !== undefined ? f.rto.rtoMaxS : '-');
   for (const m of EXTRA_METRICS) v.push(f.extra?.[m] === undefined ? '-' : f.extra[m]!);
-  for (const m of SLA_METRICS) v.push(f.sla?.[m] ?? '-');
+  for (const m of SLA_METRICS) {
+    const x = f.sla?.[m];
+    v.push(x === undefined ? '-' : x);
+  }
   while (v[v.length - 1] === '-') v.pop();
   return v;
 }

@@ -1,5 +1,6 @@
-import { MODEL } from './model.js';
+import { MODEL, SCENARIOS } from './model.js';
 import { Outcome, type ClassRecord, type RunRecord } from './simulate.js';
+import { formulaTripMs, tripRuleOf } from './trip-rules.js';
 
 /**
  * What a run records for the availability check (lab/availability-check.ts): each hop's availability and the
@@ -16,6 +17,13 @@ export interface SlaFigures {
   /** With a second class at B: that class's share answered by its dependency (real), and the mean of the two classes' product per bucket (both answered at once). */
   otherReal?: number;
   bothReal?: number;
+  /**
+   * For a check row of the trip rules (lab/trip-rules.ts): the start of the second in which its breaker first
+   * opened at or after the fault's start, and the second in which the rule fed the run's measured window says it
+   * should, s after the fault's start (null: not within the run).
+   */
+  tripS?: number | null;
+  tripFormulaS?: number | null;
 }
 
 const round = (x: number): number => Math.round(x * 10_000) / 10_000;
@@ -61,6 +69,15 @@ export function slaFigures(r: RunRecord, from: number, to: number): SlaFigures |
     hopC: round(bucketMean(settled.subarray(first, last), answered.subarray(first, last))),
     realBuckets: round(bucketMean(real.total, real.good)),
   };
+  const rule = tripRuleOf(r.row);
+  if (rule !== undefined) {
+    const start = SCENARIOS[r.scenario].faultStartMs;
+    const open = r.firstOpenAfterFault;
+    out.tripS = open === undefined ? null : (Math.floor(open / MODEL.bucketMs) * MODEL.bucketMs - start) / 1_000;
+    const failed = settled.map((n, b) => n - answered[b]!);
+    const formula = formulaTripMs(settled, failed, rule, start, r.durationMs);
+    out.tripFormulaS = formula === undefined ? null : (formula - start) / 1_000;
+  }
   const s = r.second;
   if (s !== undefined) {
     const other = perBucket(s, (i) => s.outcome[i] === Outcome.Real, from, to);

@@ -1,4 +1,5 @@
 import { availabilityCheck, availabilityCheckText } from './availability-check.js';
+import { tripCheck, tripCheckText } from './dynamic-check.js';
 import { retryCheck, retryCheckText } from './retry-check.js';
 import { rtoCheck, rtoCheckLine } from './rto-check.js';
 import type { SeedFile } from './seeds.js';
@@ -9,6 +10,7 @@ export interface SlaSentences {
   readonly rtoMax: string;
   readonly combinedAvailability: string;
   readonly sloRetryBudget: string;
+  readonly dynamicThreshold: string;
 }
 
 /** Each SLA formula's check on `file`, as one sentence with its figures and error. */
@@ -17,5 +19,6 @@ export function slaSentences(file: SeedFile): SlaSentences {
     rtoMax: rtoCheckLine(rtoCheck(rtoCells(file))),
     combinedAvailability: availabilityCheckText(availabilityCheck(file)),
     sloRetryBudget: retryCheckText(retryCheck(file)),
+    dynamicThreshold: tripCheckText(tripCheck(file)),
   };
 }

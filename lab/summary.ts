@@ -52,6 +52,11 @@ export function formatValue(metric: Metric, x: number): string {
     case 'duplicates':
     case 'replicaShare':
     case 'defaultShare':
+    case 'hopB':
+    case 'hopC':
+    case 'realBuckets':
+    case 'otherReal':
+    case 'bothReal':
       return `${pct(x)} %`;
     case 'p50Ms':
     case 'p99Ms':
@@ -67,6 +72,8 @@ export function formatValue(metric: Metric, x: number): string {
     case 'rtoMaxS':
     case 'drainS':
     case 'staleAgeP50S':
+    case 'tripS':
+    case 'tripFormulaS':
       return num(1)(x);
   }
 }

@@ -86,6 +86,6 @@ describe('phaseSection', () => {
 describe('slaSection', () => {
   it('holds every check', async () => {
     const html = await slaSection(file);
-    for (const id of ['sla', 'rto-max', 'retry-budget']) expect(html).toContain(`id="${id}"`);
+    for (const id of ['sla', 'rto-max', 'availability', 'retry-budget', 'dynamic-threshold']) expect(html).toContain(`id="${id}"`);
   });
 });

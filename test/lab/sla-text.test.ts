@@ -20,6 +20,7 @@ describe('slaSentences', () => {
     const s = slaSentences(file);
     expect(s.rtoMax).toContain('holds in 1 of 1 cells');
     expect(s.sloRetryBudget).toContain('the per-call formula alone (rows without one) holds in 1 of 1 runs');
+    expect(s.dynamicThreshold).toContain('not recorded');
     expect(s.combinedAvailability).toContain('A → B → C, B’s admission × C’s answers against real answers at A: not recorded');
   });
 });
