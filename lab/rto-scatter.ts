@@ -49,7 +49,7 @@ export function rtoScatter(cells: readonly RtoCell[]): RtoScatter {
  * stands for, with the lines y = x (below it the bound fails) and y = 2x (above it the bound overestimates
  * more than twice).
  */
-export async function rtoScatterSvg(scatter: RtoScatter, subtitle: string): Promise<string> {
+export async function rtoScatterSvg(scatter: RtoScatter, subtitle: string | readonly string[]): Promise<string> {
   const shift = RECOVERY_STEP_S;
   const all = scatter.points.flatMap((p) => [p.measuredS + shift, p.boundS + shift]);
   const lo = Math.min(shift, ...all);
@@ -63,7 +63,7 @@ export async function rtoScatterSvg(scatter: RtoScatter, subtitle: string): Prom
   const axis = { grid: false, labelFontSize: 9, titleFontSize: 10, format: '~g' };
   const scale = { type: 'log' as const, domain: [lo, hi] };
   const spec: vl.TopLevelSpec = {
-    title: { text: 'rtoMax against the measured recovery, per cell (breaker row × scenario × seed)', subtitle, anchor: 'start', fontSize: 12 },
+    title: { text: 'rtoMax against the measured recovery, per cell (breaker row × scenario × seed)', subtitle: typeof subtitle === 'string' ? subtitle : [...subtitle], anchor: 'start', fontSize: 12 },
     width: 360,
     height: 300,
     config: { aria: false },
@@ -74,7 +74,7 @@ export async function rtoScatterSvg(scatter: RtoScatter, subtitle: string): Prom
         encoding: {
           x: { field: 'x', type: 'quantitative', scale, title: 'measured recovery + 0.1 s', axis },
           y: { field: 'y', type: 'quantitative', scale, title: 'rtoMax + 0.1 s', axis },
-          color: { field: 'line', type: 'nominal', scale: { range: ['#555', '#b00020'] }, legend: { orient: 'top-left', title: null } },
+          color: { field: 'line', type: 'nominal', scale: { domain: ['y = x', 'y = 2x'], range: ['#b00020', '#555'] }, legend: { orient: 'top-left', title: null } },
         },
       },
       {
@@ -83,7 +83,13 @@ export async function rtoScatterSvg(scatter: RtoScatter, subtitle: string): Prom
         encoding: {
           x: { field: 'x', type: 'quantitative', scale },
           y: { field: 'y', type: 'quantitative', scale },
-          size: { field: 'n', type: 'quantitative', title: 'cells', scale: { range: [12, 240] }, legend: { orient: 'bottom-right' } },
+          size: {
+            field: 'n',
+            type: 'quantitative',
+            title: 'cells',
+            scale: { range: [12, 240], zero: false },
+            legend: { orient: 'bottom-right', values: [...new Set([1, Math.max(1, ...scatter.points.map((p) => p.cells))])] },
+          },
         },
       },
     ],

@@ -18,7 +18,10 @@ export async function rtoSection(file: SeedFile): Promise<string> {
   const cells = rtoCells(file);
   const check = rtoCheck(cells);
   const scatter = rtoScatter(cells);
-  const subtitle = `${check.cells} cells, ${seedsOf(file)}; ${scatter.infinite} with an infinite bound or recovery not drawn; below y = x the bound fails, above y = 2x it overestimates more than twice`;
+  const subtitle = [
+    `${check.cells} cells, ${seedsOf(file)}; ${scatter.infinite} with an infinite bound or recovery not drawn`,
+    'below y = x the bound fails, above y = 2x it overestimates more than twice',
+  ];
   return [
     '<h3 id="rto-max"><code>rtoMax</code>: recovery time from the breaker’s mechanics</h3>',
     `<p id="rto-check">${esc(rtoCheckLine(check))}</p>`,
