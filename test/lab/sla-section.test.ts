@@ -29,7 +29,7 @@ describe('rtoSection', () => {
   it('gives the check’s line and the scatter, saying how many cells it could not draw', async () => {
     const html = await rtoSection(file);
     expect(html).toContain('holds in 2 of 2 cells');
-    expect(html).toContain('2 cells, seeds 1–2; 1 with an infinite bound or recovery not drawn</text>');
+    expect(html).toContain('2 cells, seeds 1–2; 1 with an infinite bound or recovery not drawn</tspan>');
     expect(html).toContain('data-chart="rtoScatter"><svg');
   });
 });
