@@ -123,13 +123,19 @@ export function availabilityCheck(file: SeedFile): AvailabilityLine[] {
 
 const pp = (x: number | undefined): string => (x === undefined ? '—' : `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)} pp`);
 
-/** One sentence on the check: the median absolute error of each prediction, per chain. */
+/**
+ * One sentence on the check: per chain, the median absolute error of each prediction over the baseline's cells
+ * (the chain with no hop left out: no breaker, retry or cache) and over every row's.
+ */
 export function availabilityCheckText(lines: readonly AvailabilityLine[]): string {
+  const abs = (xs: (number | undefined)[]): string => pp(median(xs.filter((x): x is number => x !== undefined).map(Math.abs))).replace(/^[+−]/, '');
+  const over = (ls: readonly AvailabilityLine[]): string =>
+    `median absolute error ${abs(ls.map((l) => l.errorIndependent))} with β = 0, ${abs(ls.map((l) => l.errorWithBeta))} with β fitted on the other seeds (median β ${median(ls.flatMap((l) => (l.beta === undefined ? [] : [l.beta])))?.toFixed(2) ?? '—'})`;
   const part = (chain: keyof typeof CHAINS, what: string): string => {
     const ls = lines.filter((l) => l.chain === chain);
     if (ls.length === 0) return `${what}: not recorded`;
-    const abs = (xs: (number | undefined)[]): number | undefined => median(xs.filter((x): x is number => x !== undefined).map(Math.abs));
-    return `${what} (${ls.length} row × scenario cells): median absolute error ${pp(abs(ls.map((l) => l.errorIndependent))).replace(/^[+−]/, '')} with β = 0, ${pp(abs(ls.map((l) => l.errorWithBeta))).replace(/^[+−]/, '')} with β fitted on the other seeds (median β ${median(ls.flatMap((l) => (l.beta === undefined ? [] : [l.beta])))?.toFixed(2) ?? '—'})`;
+    const base = ls.filter((l) => l.row === 'baseline');
+    return `${what}: ${base.length === 0 ? '' : `baseline (${base.length} scenario${base.length === 1 ? '' : 's'}) ${over(base)}; `}every row (${ls.length} row × scenario cells) ${over(ls)}`;
   };
   return `combinedAvailability against the measured availability (means over 1 s buckets): ${part('chain', 'A → B → C, B’s admission × C’s answers against real answers at A')}; ${part('classes', 'both classes at B at once, in the scenarios with a second class')}.`;
 }
