@@ -49,6 +49,8 @@ export function retrySection(file: SeedFile): string {
 }
 
 const pct = (x: number | undefined): string => (x === undefined ? '—' : `${(x * 100).toFixed(2)} %`);
+/** An error in points for a table cell, kept on one line. */
+const cell = (x: number | undefined): string => errorText(x).replace(' ', '&nbsp;');
 
 /** The report's `combinedAvailability` part: each chain's prediction with β = 0 and with β fitted on the other seeds, against the measured figure. */
 export function availabilitySection(file: SeedFile): string {
@@ -61,7 +63,7 @@ export function availabilitySection(file: SeedFile): string {
   ];
   for (const l of lines)
     out.push(
-      `<tr><td>${l.chain === 'chain' ? 'A → B → C' : 'both classes'}</td><td>${esc(SCENARIOS[l.scenario].title)}</td><td>${esc(l.row)}</td><td>${pct(l.measured)}</td><td>${pct(l.independent)}</td><td>${errorText(l.errorIndependent)}</td><td>${l.beta === undefined ? '—' : l.beta.toFixed(2)}</td><td>${pct(l.withBeta)}</td><td>${errorText(l.errorWithBeta)}</td></tr>`,
+      `<tr><td>${l.chain === 'chain' ? 'A → B → C' : 'both classes'}</td><td>${esc(SCENARIOS[l.scenario].title)}</td><td>${esc(l.row)}</td><td>${pct(l.measured)}</td><td>${pct(l.independent)}</td><td>${cell(l.errorIndependent)}</td><td>${l.beta === undefined ? '—' : l.beta.toFixed(2)}</td><td>${pct(l.withBeta)}</td><td>${cell(l.errorWithBeta)}</td></tr>`,
     );
   out.push('</tbody></table>');
   return out.join('\n');

@@ -62,7 +62,7 @@ describe('availabilitySection', () => {
     const html = availabilitySection(withHops);
     expect([...html.matchAll(/<tr><td>/g)]).toHaveLength(1);
     // measured 45 % and 50 %; β = 0: 40 %; fitted β 0.5 and 1; each seed predicted with the other's: 50 % (+5 pp), 45 % (−5 pp)
-    expect(html).toContain('<td>A → B → C</td><td>hard outage</td><td>failFast</td><td>47.50 %</td><td>40.00 %</td><td>−7.5 pp</td><td>0.75</td><td>47.50 %</td><td>+0.0 pp</td>');
+    expect(html).toContain('<td>A → B → C</td><td>hard outage</td><td>failFast</td><td>47.50 %</td><td>40.00 %</td><td>−7.5&nbsp;pp</td><td>0.75</td><td>47.50 %</td><td>+0.0&nbsp;pp</td>');
   });
 });
 
