@@ -17,6 +17,8 @@ export interface TripLine {
   readonly medianDeltaS: number | undefined;
   /** Median first trip over the seeds where it tripped, s after the fault's start (undefined with none). */
   readonly medianTripS: number | undefined;
+  /** Median over the seeds where it tripped of the window's error rate in that second (undefined with none). */
+  readonly medianTripErrorRate: number | undefined;
 }
 
 const median = (xs: readonly number[]): number | undefined => {
@@ -44,6 +46,7 @@ export function tripCheck(file: SeedFile, rows: readonly RowName[] = Object.keys
         if (Number.isFinite(m) && Number.isFinite(p)) deltas.push(m - p);
       });
       const trips = measured.filter(Number.isFinite);
+      const rates = valuesOf(file, scenario, row, 'tripErrorRate');
       out.push({
         row,
         scenario,
@@ -53,6 +56,7 @@ export function tripCheck(file: SeedFile, rows: readonly RowName[] = Object.keys
         formulaTripped: predicted.filter(Number.isFinite).length,
         medianDeltaS: median(deltas),
         medianTripS: median(trips),
+        medianTripErrorRate: median(rates),
       });
     }
   return out;
@@ -66,7 +70,7 @@ export function tripCheckText(lines: readonly TripLine[]): string {
   const each = lines.map(
     (l) =>
       `${l.row} in ${l.scenario}: the breaker trips in the formula's second in ${l.agree} of ${l.seeds} seeds (tripped in ${l.tripped}, formula ${l.formulaTripped}; ` +
-      `median first trip ${s1(l.medianTripS)} into the fault, median breaker − formula ${s1(l.medianDeltaS)})`,
+      `median first trip ${s1(l.medianTripS)} into the fault at ${l.medianTripErrorRate === undefined ? '—' : `${(l.medianTripErrorRate * 100).toFixed(0)} %`} errors in the window, median breaker − formula ${s1(l.medianDeltaS)})`,
   );
   return `circuitBreaker({ trip: 'dynamicThreshold' }) against sla.dynamicTrips fed the window's measured load and error rate: ${each.join('; ')}.`;
 }

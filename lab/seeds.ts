@@ -24,9 +24,9 @@ export const EXTRA_METRICS = [
  * The figures of the availability check (lab/sla-figures.ts), after the others so the earlier figures keep their
  * places: B's, C's and the end-to-end availability (means over 1 s buckets), and with a second class at B, its
  * availability and both classes' at once; for the trip rules' check rows, when the breaker first opened and when
- * the rule says it should (lab/trip-rules.ts).
+ * the rule says it should, and the window's error rate when it did (lab/trip-rules.ts).
  */
-export const SLA_METRICS = ['hopB', 'hopC', 'realBuckets', 'otherReal', 'bothReal', 'tripS', 'tripFormulaS'] as const;
+export const SLA_METRICS = ['hopB', 'hopC', 'realBuckets', 'otherReal', 'bothReal', 'tripS', 'tripFormulaS', 'tripErrorRate'] as const;
 
 /**
  * The figures kept per seed, in this order: what the docs' tables, the claims and the `rtoMax` check read.

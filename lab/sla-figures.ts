@@ -1,6 +1,6 @@
 import { MODEL, SCENARIOS } from './model.js';
 import { Outcome, type ClassRecord, type RunRecord } from './simulate.js';
-import { formulaTripMs, tripRuleOf } from './trip-rules.js';
+import { formulaTripMs, tripRuleOf, windowErrorRate } from './trip-rules.js';
 
 /**
  * What a run records for the availability check (lab/availability-check.ts): each hop's availability and the
@@ -24,6 +24,8 @@ export interface SlaFigures {
    */
   tripS?: number | null;
   tripFormulaS?: number | null;
+  /** The error rate of the breaker's window (as C saw it) in the second it first opened: how many errors it took. */
+  tripErrorRate?: number;
 }
 
 const round = (x: number): number => Math.round(x * 10_000) / 10_000;
@@ -75,6 +77,7 @@ export function slaFigures(r: RunRecord, from: number, to: number): SlaFigures |
     const open = r.firstOpenAfterFault;
     out.tripS = open === undefined ? null : (Math.floor(open / MODEL.bucketMs) * MODEL.bucketMs - start) / 1_000;
     const failed = settled.map((n, b) => n - answered[b]!);
+    if (open !== undefined) out.tripErrorRate = round(windowErrorRate(settled, failed, rule, open));
     const formula = formulaTripMs(settled, failed, rule, start, r.durationMs);
     out.tripFormulaS = formula === undefined ? null : (formula - start) / 1_000;
   }

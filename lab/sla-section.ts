@@ -78,11 +78,11 @@ export function tripSection(file: SeedFile): string {
     '<h3 id="dynamic-threshold"><code>dynamicThreshold</code>: a risk score against a fixed threshold</h3>',
     `<p>${esc(tripCheckText(lines))}</p>`,
     '<p>The check rows (lab/trip-rules.ts) put a <code>circuitBreaker({ trip: \'dynamicThreshold\', baseRps: A’s load })</code>, or the same breaker with a fixed error ratio of 50 %, behind B’s 300 ms attempt timeout. The formula, <code>sla.dynamicTrips</code>, is fed each second the breaker’s 10 s window as C saw it (attempts settled, attempts not answered: the load and the error rate; probes all successful before the first opening) and names the second it should trip in. At full load the risk score trips at 40 % errors where the fixed ratio waits for 50 %: in the capacity drop, where timeouts climb, it trips first; at 30 % errors neither trips (0.3 + 0.5 × 0.3 = 0.45 &lt; 0.5).</p>',
-    '<table id="trip-check"><thead><tr><th>row</th><th>scenario</th><th>agrees</th><th>tripped</th><th>formula tripped</th><th>first trip (median)</th><th>breaker − formula (median)</th></tr></thead><tbody>',
+    '<table id="trip-check"><thead><tr><th>row</th><th>scenario</th><th>agrees</th><th>tripped</th><th>formula tripped</th><th>first trip (median)</th><th>errors in the window then (median)</th><th>breaker − formula (median)</th></tr></thead><tbody>',
   ];
   for (const l of lines)
     out.push(
-      `<tr><td>${esc(l.row)}</td><td>${esc(SCENARIOS[l.scenario].title)}</td><td>${l.agree}/${l.seeds}</td><td>${l.tripped}</td><td>${l.formulaTripped}</td><td>${sec(l.medianTripS)}</td><td>${sec(l.medianDeltaS)}</td></tr>`,
+      `<tr><td>${esc(l.row)}</td><td>${esc(SCENARIOS[l.scenario].title)}</td><td>${l.agree}/${l.seeds}</td><td>${l.tripped}</td><td>${l.formulaTripped}</td><td>${sec(l.medianTripS)}</td><td>${pct(l.medianTripErrorRate)}</td><td>${sec(l.medianDeltaS)}</td></tr>`,
     );
   out.push('</tbody></table>');
   return out.join('\n');

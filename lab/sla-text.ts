@@ -61,8 +61,8 @@ export function slaMarkdown(file: SeedFile): string {
   }
   const trips = tripCheck(file);
   if (trips.length > 0) {
-    out.push('| row | scenario | agrees | tripped | formula tripped | first trip (median) | breaker − formula (median) |', '|---|---|---:|---:|---:|---:|---:|');
-    for (const l of trips) out.push(`| \`${l.row}\` | ${SCENARIOS[l.scenario].title} | ${l.agree}/${l.seeds} | ${l.tripped} | ${l.formulaTripped} | ${sec(l.medianTripS)} | ${sec(l.medianDeltaS)} |`);
+    out.push('| row | scenario | agrees | tripped | formula tripped | first trip (median) | errors in the window then (median) | breaker − formula (median) |', '|---|---|---:|---:|---:|---:|---:|---:|');
+    for (const l of trips) out.push(`| \`${l.row}\` | ${SCENARIOS[l.scenario].title} | ${l.agree}/${l.seeds} | ${l.tripped} | ${l.formulaTripped} | ${sec(l.medianTripS)} | ${pct(l.medianTripErrorRate)} | ${sec(l.medianDeltaS)} |`);
     out.push('');
   }
   return out.join('\n');

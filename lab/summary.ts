@@ -57,6 +57,7 @@ export function formatValue(metric: Metric, x: number): string {
     case 'realBuckets':
     case 'otherReal':
     case 'bothReal':
+    case 'tripErrorRate':
       return `${pct(x)} %`;
     case 'p50Ms':
     case 'p99Ms':

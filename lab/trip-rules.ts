@@ -42,15 +42,8 @@ export const TRIP_SCENARIOS: readonly ScenarioName[] = Object.freeze(['errors', 
  * opening, probes all successful (1). Returns the start of the first bucket where it trips, ms, or undefined.
  */
 export function formulaTripMs(total: ArrayLike<number>, failed: ArrayLike<number>, rule: TripRule, fromMs: number, toMs: number, bucketMs: number = MODEL.bucketMs): number | undefined {
-  const width = Math.round(rule.windowMs / rule.buckets / bucketMs);
-  const span = rule.buckets * width;
   for (let k = Math.floor(fromMs / bucketMs); k * bucketMs < toMs && k < total.length; k++) {
-    let calls = 0;
-    let failures = 0;
-    for (let j = Math.max(0, k - span + 1); j <= k; j++) {
-      calls += total[j]!;
-      failures += failed[j]!;
-    }
+    const { calls, failures } = windowAt(total, failed, rule, k, bucketMs);
     if (calls < rule.minRequests || calls === 0) continue;
     const errorRate = failures / calls;
     const trips =
@@ -60,4 +53,22 @@ export function formulaTripMs(total: ArrayLike<number>, failed: ArrayLike<number
     if (trips) return k * bucketMs;
   }
   return undefined;
+}
+
+/** The calls and failures of the rule's window at the end of bucket `k`: its last `buckets` buckets. */
+function windowAt(total: ArrayLike<number>, failed: ArrayLike<number>, rule: TripRule, k: number, bucketMs: number): { calls: number; failures: number } {
+  const span = rule.buckets * Math.round(rule.windowMs / rule.buckets / bucketMs);
+  let calls = 0;
+  let failures = 0;
+  for (let j = Math.max(0, k - span + 1); j <= Math.min(k, total.length - 1); j++) {
+    calls += total[j]!;
+    failures += failed[j]!;
+  }
+  return { calls, failures };
+}
+
+/** The error rate of the rule's window at the end of the bucket holding `atMs` (0 with no call). */
+export function windowErrorRate(total: ArrayLike<number>, failed: ArrayLike<number>, rule: TripRule, atMs: number, bucketMs: number = MODEL.bucketMs): number {
+  const { calls, failures } = windowAt(total, failed, rule, Math.floor(atMs / bucketMs), bucketMs);
+  return calls === 0 ? 0 : failures / calls;
 }

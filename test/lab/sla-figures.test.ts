@@ -36,6 +36,32 @@ describe('slaFigures', () => {
     expect(f.bothReal).toBeCloseTo((1 * 1 + 0.25 * 0.5) / 2, 4);
   });
 
+  it('for a check row, when its breaker first opened, when the rule says it should, and the window’s error rate then', () => {
+    // 200 attempts a second (A's whole load: the load term's full 0.3); from 30 s (the fault's start) 160 of them
+    // fail: the dynamic rule trips in second 34 (0.3 + 0.5 × 800 / 2,000 = 0.5); the breaker opened at 34.6 s
+    const settled = Float64Array.from({ length: 60 }, () => 200);
+    const answered = Float64Array.from({ length: 60 }, (_, b) => (b < 30 ? 200 : 40));
+    const r = {
+      row: 'dynamicBreaker',
+      scenario: 'capacityDrop',
+      durationMs: 60_000,
+      arrival: new Float64Array(0),
+      outcome: new Uint8Array(0),
+      admitted: new Uint8Array(0),
+      settled,
+      answered,
+      firstOpenAfterFault: 34_600,
+    } as unknown as RunRecord;
+    const f = slaFigures(r, 30_000, 60_000)!;
+    expect(f.tripS).toBe(4);
+    expect(f.tripFormulaS).toBe(4);
+    expect(f.tripErrorRate).toBeCloseTo(0.4, 4);
+    const never = slaFigures({ ...r, firstOpenAfterFault: undefined, answered: settled } as RunRecord, 30_000, 60_000)!;
+    expect(never.tripS).toBeNull();
+    expect(never.tripFormulaS).toBeNull();
+    expect(never.tripErrorRate).toBeUndefined();
+  });
+
   it('is undefined for a record without the hop counts', () => {
     expect(slaFigures({ arrival: new Float64Array(0), outcome: new Uint8Array(0) } as unknown as RunRecord, 0, 1_000)).toBeUndefined();
   });

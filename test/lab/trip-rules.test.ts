@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formulaTripMs, TRIP_RULES, tripRuleOf, type TripRule } from '../../lab/trip-rules.js';
+import { formulaTripMs, TRIP_RULES, tripRuleOf, windowErrorRate, type TripRule } from '../../lab/trip-rules.js';
 
 const rule = (trip: TripRule['trip']): TripRule => ({ trip, threshold: 0.5, baseRps: 100, windowMs: 10_000, buckets: 10, minRequests: 20 });
 
@@ -39,5 +39,14 @@ describe('tripRuleOf', () => {
     expect(tripRuleOf('ratioBreaker')?.trip).toBe('errorRatio');
     expect(tripRuleOf('standard')).toBeUndefined();
     expect(tripRuleOf('toString')).toBeUndefined();
+  });
+});
+
+describe('windowErrorRate', () => {
+  it('is the error rate of the rule’s window at the end of the bucket holding the moment', () => {
+    const { total, failed } = run([80]);
+    // at 9.5 s the window holds seconds 0–9: 400 failures of 1,000
+    expect(windowErrorRate(total, failed, rule('dynamicThreshold'), 9_500)).toBeCloseTo(0.4, 12);
+    expect(windowErrorRate([0, 0], [0, 0], rule('errorRatio'), 1_000)).toBe(0);
   });
 });
