@@ -129,8 +129,15 @@ const pp = (x: number | undefined): string => (x === undefined ? '—' : `${x >=
  */
 export function availabilityCheckText(lines: readonly AvailabilityLine[]): string {
   const abs = (xs: (number | undefined)[]): string => pp(median(xs.filter((x): x is number => x !== undefined).map(Math.abs))).replace(/^[+−]/, '');
-  const over = (ls: readonly AvailabilityLine[]): string =>
-    `median absolute error ${abs(ls.map((l) => l.errorIndependent))} with β = 0, ${abs(ls.map((l) => l.errorWithBeta))} with β fitted on the other seeds (median β ${median(ls.flatMap((l) => (l.beta === undefined ? [] : [l.beta])))?.toFixed(2) ?? '—'})`;
+  const over = (ls: readonly AvailabilityLine[]): string => {
+    // β can be fitted only where both parts fall short of 1: compare the two predictions on those cells
+    const fitted = ls.filter((l) => l.errorWithBeta !== undefined);
+    const beta = median(fitted.flatMap((l) => (l.beta === undefined ? [] : [l.beta])))?.toFixed(2) ?? '—';
+    return (
+      `median absolute error ${abs(ls.map((l) => l.errorIndependent))} with β = 0; on the ${fitted.length} where a β can be fitted, ` +
+      `${abs(fitted.map((l) => l.errorIndependent))} with β = 0 and ${abs(fitted.map((l) => l.errorWithBeta))} with β fitted on the other seeds (median β ${beta})`
+    );
+  };
   const part = (chain: keyof typeof CHAINS, what: string): string => {
     const ls = lines.filter((l) => l.chain === chain);
     if (ls.length === 0) return `${what}: not recorded`;
