@@ -6,6 +6,7 @@ import { judgeAll, minGapOf, type ClaimResult } from './predicates.js';
 import { valuesOf, type SeedFile } from './seeds.js';
 import { bimodalSplit } from './stats.js';
 import { COLUMNS, formatValue } from './summary.js';
+import { slaMarkdown } from './sla-text.js';
 import { markdownClaims, markdownTables } from './table.js';
 
 /** The generated sections of the docs: their marker name, file and text. */
@@ -61,6 +62,7 @@ export function sections(file: SeedFile, claims: readonly ClaimResult[] = judgeA
     { name: 'lab-table', file: 'docs/strategies.md', text: markdownTables(file) },
     { name: 'lab-claims', file: 'docs/strategies.md', text: markdownClaims(claims, file) },
     { name: 'lab-bimodal', file: 'docs/lab.md', text: bimodalList(file) },
+    { name: 'lab-sla', file: 'docs/lab.md', text: slaMarkdown(file) },
   ];
 }
 

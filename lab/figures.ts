@@ -2,6 +2,7 @@ import { rtoMaxAsPublished } from '../lib/sla.js';
 import { BREAKER_FAMILY, rtoMaxS } from './recovery.js';
 import { MODEL, SCENARIOS, type ExtraMetric, type Scenario } from './model.js';
 import { ROWS } from './rows.js';
+import { slaFigures, type SlaFigures } from './sla-figures.js';
 import { Outcome, Source, type RunRecord } from './simulate.js';
 
 /** The figures of one row in one scenario (strategies.md, "The lab"). Rates are shares in [0, 1]. */
@@ -27,6 +28,8 @@ export interface Figures {
   recoveryS: number | null;
   /** Share of the fault during which a breaker was not closed (0 for rows without one). */
   breakerOpenInFault: number;
+  /** Each hop's availability and the end-to-end one, for the availability check (lab/sla-figures.ts). */
+  sla?: SlaFigures;
   /** What the scenario and the row record beyond these (lab/seeds.ts, `EXTRA_METRICS`); null = ∞. */
   extra?: Partial<Record<ExtraMetric, number | null>>;
   /**
@@ -127,6 +130,8 @@ export function figuresOf(r: RunRecord): { figures: Figures; series: Series } {
   };
   const measures = new Set<ExtraMetric>([...(sc.measures ?? []), ...ROWS[r.row].measures]);
   if (measures.size > 0) figures.extra = extraFigures(r, measures, from, to);
+  const sla = slaFigures(r, from, to);
+  if (sla !== undefined) figures.sla = sla;
   const family = BREAKER_FAMILY[r.row];
   if (ROWS[r.row].breaker && family !== undefined) {
     const recoveryRate = r.probes === 0 ? 1 : r.probesOk / r.probes;

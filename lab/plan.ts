@@ -1,7 +1,7 @@
 import { CLAIMS } from './claims.js';
 import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES, type ScenarioName } from './model.js';
 import type { Claim } from './predicates.js';
-import { ROW_NAMES, type RowName } from './rows.js';
+import { ROW_NAMES, ROWS, type RowName } from './rows.js';
 
 /** `npm start`'s default seeds: 1 to 3 (the published figures take 20). */
 export const START_SEEDS = 3;
@@ -30,7 +30,7 @@ const FALLBACK_SCENARIO: ScenarioName = 'hardOutage';
 
 /**
  * The runs `npm start` makes by default: each row in the scenarios its claims name, the row a claim is judged
- * against there too, a row no claim places in the hard outage, and the baseline in the five faults (the reference
+ * against there too, a row no claim places in the hard outage, a check row where its check needs it, and the baseline in the five faults (the reference
  * of the report's deltas; in a focused scenario only where a claim is judged against it, to stay within a minute).
  * The published command runs more ({@link publishPlan}).
  */
@@ -44,6 +44,7 @@ export function startPlan(claims: readonly Claim[] = CLAIMS): Map<RowName, Set<S
     }
   }
   for (const scenarios of plan.values()) if (scenarios.size === 0) scenarios.add(FALLBACK_SCENARIO);
+  checkRowsIn(plan);
   // the reference of every delta in the report
   for (const s of FAULT_NAMES) plan.get('baseline')!.add(s);
   return plan;
@@ -52,7 +53,7 @@ export function startPlan(claims: readonly Claim[] = CLAIMS): Map<RowName, Set<S
 /**
  * The runs of the published figures (`npm run lab:publish`): every row in each of the five faults; in a focused
  * scenario (lab/model.ts, `FOCUSED_NAMES`) only the rows whose claims name it, the rows those claims are
- * compared with, and the baseline (every row there would take the publication past its 30 minutes on two cores,
+ * compared with, and the baseline; a check row only where its check needs it (every row there would take the publication past its 30 minutes on two cores,
  * for figures no claim reads).
  */
 export function publishPlan(claims: readonly Claim[] = CLAIMS): Map<RowName, Set<ScenarioName>> {
@@ -67,7 +68,16 @@ export function publishPlan(claims: readonly Claim[] = CLAIMS): Map<RowName, Set
     }
   }
   for (const s of FOCUSED_NAMES) plan.get('baseline')!.add(s);
+  checkRowsIn(plan);
   return plan;
+}
+
+/** A check row (lab/rows.ts, `checkIn`) runs in the scenarios its check needs, and nowhere else. */
+function checkRowsIn(plan: Map<RowName, Set<ScenarioName>>): void {
+  for (const row of ROW_NAMES) {
+    const only: readonly ScenarioName[] | undefined = (ROWS[row] as { checkIn?: readonly ScenarioName[] }).checkIn;
+    if (only !== undefined) plan.set(row, new Set(only));
+  }
 }
 
 /** How many runs a plan makes per seed. */

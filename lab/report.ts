@@ -5,8 +5,8 @@ import { CLAIMS } from './claims.js';
 import { judgeAll, type ClaimResult } from './predicates.js';
 import type { LabResults } from './run.js';
 import { seedFileOf, windowOf, type SeedFile } from './seeds.js';
-import { cells, extraColumns, extraLines, HEAD, ruleText, rtoCells, verdictFigure, verdictText } from './table.js';
-import { rtoCheck, rtoCheckLine } from './rto-check.js';
+import { cells, extraColumns, extraLines, HEAD, ruleText, verdictFigure, verdictText } from './table.js';
+import { phaseDiagram, phaseSection, slaSection } from './sla-section.js';
 import { compactSvg, verdictGrid } from './verdicts.js';
 import { formatEstimate } from './summary.js';
 import { FAULT_NAMES, SCENARIOS, type ScenarioName } from './model.js';
@@ -165,9 +165,10 @@ export function claimsTable(claims: readonly ClaimResult[]): string {
 }
 
 /**
- * The self-contained HTML report: the claims' verdicts first, then per scenario the figures (median and
- * 95 % interval over the seeds) and, for the first seed, each chart of {@link CHARTS} as small multiples in inline SVG
- * (no script); `charts` holds those already rendered ({@link chartsOf}), the others are rendered here.
+ * The self-contained HTML report: the claims' verdicts first, then the SLA formulas checked against the figures
+ * (lab/sla-section.ts) and the sweep's phase diagram, then per scenario the figures (median and 95 % interval over
+ * the seeds) and, for the first seed, each chart of {@link CHARTS} as small multiples in inline SVG (no script);
+ * `charts` holds those already rendered ({@link chartsOf}), the others are rendered here.
  */
 export async function htmlReport(
   results: LabResults,
@@ -216,7 +217,8 @@ and works on requests whose callers gave up. Figures over the fault and the ${m.
 ${verdictTable(perSeed, claims)}
 <h2>Claims</h2>
 ${claimsTable(claims)}
-<p id="rto-check">${esc(rtoCheckLine(rtoCheck(rtoCells(perSeed))))}</p>
+${await slaSection(perSeed)}
+${phaseSection(phaseDiagram())}
 ${parts.join('\n')}
 </body></html>
 `;

@@ -6,8 +6,9 @@ import type { ExecutionContext } from '../lib/policy.js';
 import { strategies } from '../config/strategies/index.js';
 import { constant } from '../policies/retry/index.js';
 import type { Dependency } from './dependency.js';
-import { MODEL, type ExtraMetric } from './model.js';
+import { MODEL, type ExtraMetric, type ScenarioName } from './model.js';
 import { deadlineBlind, type Caller } from './naive.js';
+import { TRIP_RULES, TRIP_SCENARIOS, type TripRule } from './trip-rules.js';
 
 /** What a degraded answer (a fallback's) is: anything but a fresh answer of C. */
 export const DEGRADED = Object.freeze({ from: 'fallback' });
@@ -56,6 +57,11 @@ export interface RowSpec {
   readonly keys: 'items' | 'requests';
   /** What the row records beyond the common figures, in every scenario. */
   readonly measures: readonly ExtraMetric[];
+  /**
+   * For a check row (one that checks a formula rather than a strategy's claims): the only scenarios it runs in,
+   * by default and in the published runs (lab/plan.ts).
+   */
+  readonly checkIn?: readonly ScenarioName[];
 }
 
 const T = MODEL.attemptTimeoutMs;
@@ -67,6 +73,20 @@ const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items',
   keys,
   measures,
 });
+
+/** A check row of the trip rules: B's attempt timeout, then a `circuitBreaker` with `rule` (lab/trip-rules.ts). */
+const tripRow = (rule: TripRule): RowSpec => {
+  const { trip, threshold, baseRps, windowMs, buckets, minRequests } = rule;
+  const window = { threshold, windowMs, buckets, minRequests };
+  return {
+    ...row((clock, random) =>
+      policy({ clock, random })
+        .timeout(T)
+        .circuitBreaker(trip === 'dynamicThreshold' ? { trip, baseRps, ...window } : { trip, ...window }),
+    true),
+    checkIn: TRIP_SCENARIOS,
+  };
+};
 
 /**
  * Every row of the lab, in table order: name → factory; adding a row is one
@@ -81,7 +101,9 @@ const row = (make: RowFactory, breaker = false, keys: RowSpec['keys'] = 'items',
  * (high load 150/s, medium 100/s; B's occupancy as CPU; C's recent success as health), and, for
  * `fallbackChain`, a secondary source: C's read replica, between the last good value and the default.
  * `idempotentRetry` and `writeBehind` record the duplicate side effects at C, `writeBehind` its backlog and
- * drain, `fallbackChain` where its degraded answers came from and how old they were.
+ * drain, `fallbackChain` where its degraded answers came from and how old they were. Last, the check rows of
+ * the dynamic threshold (`dynamicBreaker`, and `ratioBreaker` with a fixed error ratio beside it), which run
+ * only where their check needs them.
  */
 export const ROWS = {
   baseline: row((clock) => policy({ clock })),
@@ -110,6 +132,8 @@ export const ROWS = {
   adaptiveDegrade: row((clock, random, lab) =>
     strategies.adaptiveDegrade({ clock, random, fallback: degraded, thresholds: { qpsHigh: 150, qpsMid: 100 }, signals: { cpu: lab.cpu, health: lab.health } }),
   ),
+  dynamicBreaker: tripRow(TRIP_RULES.dynamicBreaker),
+  ratioBreaker: tripRow(TRIP_RULES.ratioBreaker),
 } satisfies Record<string, RowSpec>;
 
 /** A row's name. */

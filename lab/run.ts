@@ -7,6 +7,7 @@ import type { ClaimResult } from './predicates.js';
 import type { RunOverrides } from './override.js';
 import { seedFileOf, type SeedFile } from './seeds.js';
 import { simulate } from './simulate.js';
+import { slaSentences } from './sla-text.js';
 import { estimateOf } from './summary.js';
 import { ruleText } from './table.js';
 
@@ -213,8 +214,8 @@ function ask(worker: Worker, job: Job): Promise<RunResult> {
 }
 
 /**
- * results.json's text: the run's claims with their verdicts and intervals, each figure's median and interval
- * per row and scenario, then every run's figures (and the first seed's series). ∞ is written as null. The same
+ * results.json's text: the run's claims with their verdicts and intervals, one sentence per SLA formula checked
+ * against the figures (lab/sla-text.ts), each figure's median and interval per row and scenario, then every run's figures (and the first seed's series). ∞ is written as null. The same
  * seeds give the same bytes.
  */
 export function toJson(results: LabResults, claims: readonly ClaimResult[] = [], perSeed: SeedFile = seedFileOf(results, 'npm start')): string {
@@ -239,6 +240,7 @@ export function toJson(results: LabResults, claims: readonly ClaimResult[] = [],
       verdict: r.verdict,
       scenarios: r.scenarios.map(({ estimate, ...s }) => ({ ...s, ...(estimate === undefined ? {} : estimate) })),
     })),
+    slaChecks: slaSentences(perSeed),
     estimates,
     results: runs,
   };

@@ -23,9 +23,18 @@ export const EXTRA_METRICS = [
 ] as const satisfies readonly ExtraMetric[];
 
 /**
+ * The figures of the availability check (lab/sla-figures.ts), after the others so the earlier figures keep their
+ * places: B's, C's and the end-to-end availability (means over 1 s buckets), and with a second class at B, its
+ * availability and both classes' at once; for the trip rules' check rows, when the breaker first opened and when
+ * the rule says it should, and the window's error rate when it did (lab/trip-rules.ts).
+ */
+export const SLA_METRICS = ['hopB', 'hopC', 'realBuckets', 'otherReal', 'bothReal', 'tripS', 'tripFormulaS', 'tripErrorRate'] as const;
+
+/**
  * The figures kept per seed, in this order: what the docs' tables, the claims and the `rtoMax` check read.
  * `rtoMaxS` comes for breaker rows only (their vectors are one longer), then the {@link EXTRA_METRICS} a run
- * records; a figure a run does not record is written `"-"` when a later one follows, and left out at the end.
+ * records, then the {@link SLA_METRICS}; a figure a run does not record is written `"-"` when a later one follows,
+ * and left out at the end.
  */
 export const METRICS = [
   'answered',
@@ -41,6 +50,7 @@ export const METRICS = [
   'breakerOpenInFault',
   'rtoMaxS',
   ...EXTRA_METRICS,
+  ...SLA_METRICS,
 ] as const;
 /** One of {@link METRICS}. */
 export type Metric = (typeof METRICS)[number];
@@ -82,6 +92,10 @@ export function vectorOf(row: RowName, f: Figures): Value[] {
   ];
   v.push(ROWS[row].breaker && f.rto !== undefined ? f.rto.rtoMaxS : '-');
   for (const m of EXTRA_METRICS) v.push(f.extra?.[m] === undefined ? '-' : f.extra[m]!);
+  for (const m of SLA_METRICS) {
+    const x = f.sla?.[m];
+    v.push(x === undefined ? '-' : x);
+  }
   while (v[v.length - 1] === '-') v.pop();
   return v;
 }

@@ -57,6 +57,11 @@ export interface RunRecord {
   readonly sends?: Uint8Array;
   /** Per bucket: the share of it during which a breaker was not closed. */
   readonly breakerOpen: Float64Array;
+  /** Per request at A: 1 when B admitted it (had a thread for it). */
+  readonly admitted?: Uint8Array;
+  /** Per bucket: attempts at C that settled for their caller, and those C answered. */
+  readonly settled?: Float64Array;
+  readonly answered?: Float64Array;
   readonly peakInFlight: number;
   /** Time of the first breaker opening at or after the fault's start (ms), or undefined. */
   readonly firstOpenAfterFault: number | undefined;
@@ -155,6 +160,9 @@ async function play(
   const wasted = new Float64Array(buckets);
   const held = new Float64Array(buckets);
   const breakerOpen = new Float64Array(buckets);
+  const settledAtC = new Float64Array(buckets);
+  const answeredAtC = new Float64Array(buckets);
+  const admitted = new Uint8Array(n);
   const t0 = 1_000_000;
   const clock = makeClock(t0);
   const probeFrom = scenario.faultEndMs;
@@ -172,6 +180,8 @@ async function play(
       if (fine !== undefined) fine[Math.min(fine.length - 1, Math.floor(t / 10))]!++;
     },
     onAttemptSettled(t, ok) {
+      settledAtC[bucketOf(t)]!++;
+      if (ok) answeredAtC[bucketOf(t)]!++;
       if (openBreakers > 0 && t >= probeFrom && t < probeTo) {
         probes++;
         if (ok) probesOk++;
@@ -305,6 +315,7 @@ async function play(
       resend?.(i, undefined);
       return;
     }
+    admitted[i] = 1;
     // the key is drawn once B admits the request (the items stream is drawn as it always was)
     const key = keyOf(i);
     if (twice) clock.setTimeout(() => again(key), resubmit.afterMs);
@@ -386,6 +397,9 @@ async function play(
     wasted,
     held,
     breakerOpen,
+    admitted,
+    settled: settledAtC,
+    answered: answeredAtC,
     peakInFlight,
     firstOpenAfterFault: firstOpen,
     probes,

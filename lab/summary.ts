@@ -54,6 +54,12 @@ export function formatValue(metric: Metric, x: number): string {
     case 'duplicates':
     case 'replicaShare':
     case 'defaultShare':
+    case 'hopB':
+    case 'hopC':
+    case 'realBuckets':
+    case 'otherReal':
+    case 'bothReal':
+    case 'tripErrorRate':
       return `${pct(x)} %`;
     case 'p50Ms':
     case 'p99Ms':
@@ -71,6 +77,8 @@ export function formatValue(metric: Metric, x: number): string {
     case 'rtoMaxS':
     case 'drainS':
     case 'staleAgeP50S':
+    case 'tripS':
+    case 'tripFormulaS':
       return num(1)(x);
   }
 }

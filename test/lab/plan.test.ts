@@ -6,6 +6,7 @@ import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES, SCENARIOS } from '../../lab
 // every focused scenario's fault ends at 60 s
 const SCENARIOS_FAULT_END = Math.max(...FOCUSED_NAMES.map((s) => SCENARIOS[s].faultEndMs));
 import { ROW_NAMES } from '../../lab/rows.js';
+import { TRIP_RULES, TRIP_SCENARIOS } from '../../lab/trip-rules.js';
 
 describe('startPlan', () => {
   const plan = startPlan();
@@ -55,7 +56,16 @@ describe('publishPlan', () => {
     expect(only.get('failFast')).toEqual(new Set([...FAULT_NAMES, 'methodSick']));
     expect(only.get('standard')).toEqual(new Set(FAULT_NAMES));
     expect(only.get('baseline')).toEqual(new Set(SCENARIO_NAMES));
-    expect(runsOf(only)).toBe(ROW_NAMES.length * FAULT_NAMES.length + 2 + FOCUSED_NAMES.length);
+    // the check rows of the trip rules run only where their check needs them
+    const checks = ROW_NAMES.filter((r) => TRIP_RULES[r as keyof typeof TRIP_RULES] !== undefined);
+    expect(checks).toEqual(['dynamicBreaker', 'ratioBreaker']);
+    for (const r of checks) expect(only.get(r)).toEqual(new Set(TRIP_SCENARIOS));
+    expect(runsOf(only)).toBe((ROW_NAMES.length - checks.length) * FAULT_NAMES.length + 2 + FOCUSED_NAMES.length + checks.length * TRIP_SCENARIOS.length);
+  });
+
+  it('gives npm start the check rows where their check needs them, and nowhere else', () => {
+    const plan = startPlan();
+    for (const r of ['dynamicBreaker', 'ratioBreaker'] as const) expect(plan.get(r)).toEqual(new Set(TRIP_SCENARIOS));
   });
 
   it('covers every claim’s runs, and the default run leaves out only what it publishes', () => {

@@ -6,6 +6,7 @@ import { publishPlan } from '../../lab/plan.js';
 import { CHARTS, htmlReport } from '../../lab/report.js';
 import { ROW_NAMES, ROWS } from '../../lab/rows.js';
 import type { LabResults, RunResult } from '../../lab/run.js';
+import { tripRuleOf } from '../../lab/trip-rules.js';
 import { compactPath } from '../../lab/verdicts.js';
 
 // The largest report the lab writes (`--all`, the published runs): every row in the five faults and the focused
@@ -31,6 +32,13 @@ function crafted(): LabResults {
           peakInFlight: Math.round(random() * 100),
           recoveryS: random() < 0.2 ? null : random() * 30,
           breakerOpenInFault: random(),
+          sla: {
+            hopB: random(),
+            hopC: random(),
+            realBuckets: random(),
+            ...(SCENARIOS[scenario].second === undefined ? {} : { otherReal: random(), bothReal: random() }),
+            ...(tripRuleOf(row) === undefined ? {} : { tripS: Math.round(random() * 30), tripFormulaS: Math.round(random() * 30) }),
+          },
           extra: { healthyRealInFault: random(), duplicates: random(), backlogPeak: Math.round(random() * 6_000), drainS: random() * 100, replicaShare: random(), defaultShare: random(), staleAgeP50S: random() * 20 },
           ...(ROWS[row].breaker
             ? { rto: { rtoMaxS: random() * 10, state: 'open' as const, openElapsedMs: 0, backlog: 0, recoveryRate: 1, asPublishedS: null, errorLatencyMs: null } }
@@ -50,7 +58,7 @@ function crafted(): LabResults {
 }
 
 describe('the report of a full run', () => {
-  it('stays under 1 MB, with the verdict grid first and every chart drawn', async () => {
+  it('stays under 1 MB, with the verdict grid first, every chart drawn, the SLA checks and the phase diagram', async () => {
     const html = await htmlReport(crafted());
     if (process.env.DUMP_REPORT) (await import('node:fs')).writeFileSync(process.env.DUMP_REPORT, html);
     expect(Buffer.byteLength(html)).toBeLessThanOrEqual(1_000_000);
@@ -60,6 +68,10 @@ describe('the report of a full run', () => {
     // charts for the five faults; every scenario has its section
     expect([...html.matchAll(/<figure class="chart"/g)]).toHaveLength(FAULT_NAMES.length * CHARTS.length);
     for (const s of SCENARIO_NAMES) expect(html).toContain(`<section id="${s}">`);
+    // the SLA formulas' checks, the rtoMax scatter and the sweep's phase diagram, inline
+    for (const id of ['sla', 'rto-max', 'availability', 'retry-budget', 'dynamic-threshold', 'phase']) expect(html).toContain(`id="${id}"`);
+    expect(html).toContain('<figure class="sla" data-chart="rtoScatter"><svg');
+    expect(html).toContain('<figure class="sla" data-chart="phase"><svg');
     // one line of the grid per strategy (the baseline is the reference)
     const table = html.slice(grid, html.indexOf('</table>', grid));
     expect([...table.matchAll(/<tr><th>(?!strategy<)/g)]).toHaveLength(ROW_NAMES.length - 1);
