@@ -140,3 +140,5 @@ export const ROWS = {
 export type RowName = keyof typeof ROWS;
 /** Every row name, in table order. */
 export const ROW_NAMES = Object.keys(ROWS) as RowName[];
+/** The rows that play a strategy (or none: the baseline, the anti-pattern), in table order: every row but the check rows. */
+export const STRATEGY_ROWS: readonly RowName[] = ROW_NAMES.filter((r) => (ROWS[r] as RowSpec).checkIn === undefined);

@@ -1,6 +1,6 @@
 import { MODEL, type ScenarioName } from './model.js';
 import type { RunOverrides } from './override.js';
-import { ROW_NAMES, type RowName } from './rows.js';
+import { STRATEGY_ROWS, type RowName } from './rows.js';
 import type { Job, RunResult } from './run.js';
 
 /** One setting of a sensitivity: its label and what it changes of the default (nothing: the default itself). */
@@ -32,7 +32,7 @@ export const SENSITIVITIES: readonly Sensitivity[] = Object.freeze([
     id: 'patience',
     question: "Does A's patience (500 vs 700 ms) change the order of the rows in the capacity drop?",
     scenarios: ['capacityDrop'],
-    rows: ROW_NAMES,
+    rows: STRATEGY_ROWS,
     seeds: SEEDS,
     durationMs: MODEL.durationMs,
     variants: [

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { SweepAndSensitivities } from '../../lab/phase.js';
 import type { Figures } from '../../lab/figures.js';
 import type { RunResult } from '../../lab/run.js';
 import { SENSITIVITIES, sensitivityJobs, sensitivityResults, type Sensitivity } from '../../lab/sensitivity.js';
@@ -26,6 +28,19 @@ describe('sensitivityJobs', () => {
       'flapping/baseline/1', 'flapping/baseline/2', 'flapping/naiveRetry/1', 'flapping/naiveRetry/2',
     ]);
     expect(jobs.slice(8).every((j) => j.overrides?.model?.queueLimit === 10)).toBe(true);
+  });
+
+  it('plays what the committed lab/sweep.json holds: the same variants, scenarios, rows and seeds (a rerun gives the same file)', () => {
+    const file = JSON.parse(readFileSync('lab/sweep.json', 'utf8')) as SweepAndSensitivities;
+    expect(file.sensitivities.map((r) => r.id)).toEqual(SENSITIVITIES.map((s) => s.id));
+    for (const s of SENSITIVITIES) {
+      const r = file.sensitivities.find((x) => x.id === s.id)!;
+      expect([r.seeds, r.durationMs, r.variants]).toEqual([s.seeds, s.durationMs, s.variants]);
+      for (const v of s.variants) {
+        expect(Object.keys(r.runs[v.label]!)).toEqual(s.scenarios);
+        for (const scenario of s.scenarios) expect(Object.keys(r.runs[v.label]![scenario]!)).toEqual(s.rows);
+      }
+    }
   });
 
   it('keeps the published setting as the first variant of each published sensitivity', () => {
