@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CLAIMS } from './claims.js';
-import { leftOut, publishPlan, START_DURATION_MS, START_FOCUSED_DURATION_MS, START_SEEDS, startDurationOf, startPlan } from './plan.js';
+import { leftOut, publishPlan, START_DURATION_MS, START_SEEDS, startPlan } from './plan.js';
 import { judgeAll } from './predicates.js';
 import { MODEL, SCENARIO_NAMES, type ScenarioName } from './model.js';
 import { htmlReport } from './report.js';
@@ -65,16 +65,13 @@ const plan = chosen ? undefined : o.all ? publishPlan() : startPlan();
 const rows = o.strategy ?? ROW_NAMES;
 const scenarios = o.scenario ?? SCENARIO_NAMES;
 const only = plan === undefined ? undefined : (row: RowName, scenario: ScenarioName): boolean => plan.get(row)!.has(scenario);
-// the default run: the focused scenarios' runs end 2 s after their fault
-const shortFocused = plan !== undefined && !o.all && o.duration * 1_000 === START_DURATION_MS;
-const durationOf = shortFocused ? (scenario: ScenarioName): number => startDurationOf(scenario) : undefined;
 let total = 0;
 for (const s of scenarios) for (const r of rows) if (only?.(r, s) ?? true) total++;
 total *= seeds.length;
 
 const bar = new SingleBar({ format: 'lab [{bar}] {value}/{total} runs | {last}', noTTYOutput: true, notTTYSchedule: 2_000, hideCursor: true });
 bar.start(total, 0, { last: '' });
-const options: LabOptions = { rows, scenarios, seeds, durationMs: o.duration * 1_000, ...(only === undefined ? {} : { only }), ...(durationOf === undefined ? {} : { durationOf }) };
+const options: LabOptions = { rows, scenarios, seeds, durationMs: o.duration * 1_000, ...(only === undefined ? {} : { only }) };
 const workerUrl = new URL('./worker.js', import.meta.url);
 // with threads, the charts (the first seed's runs only) are drawn in a thread of their own while the later seeds run
 let charts: Promise<Map<string, string>> | undefined;
@@ -99,7 +96,6 @@ const missing = plan === undefined ? [] : leftOut(plan);
 if (missing.length > 0) omitted.push(`scenarios no claim of the row needs (--all runs them): ${missing.join('; ')}`);
 if (seeds.length < 20) omitted.push(`seeds ${seeds[seeds.length - 1]! + 1}–${seeds[0]! + 19} (the published figures take 20 seeds: npm run lab:publish)`);
 if (o.duration * 1_000 < MODEL.durationMs) omitted.push(`${MODEL.durationMs / 1_000 - o.duration} s of each run (runs of ${o.duration} s, published ones ${MODEL.durationMs / 1_000} s)`);
-if (shortFocused) omitted.push(`in the focused scenarios, all but the fault and 2 s after it (runs of ${START_FOCUSED_DURATION_MS / 1_000} s)`);
 if (omitted.length > 0) process.stdout.write(`\nleft out of this run:\n${omitted.map((x) => `- ${x}`).join('\n')}\n`);
 mkdirSync(o.out, { recursive: true });
 writeFileSync(join(o.out, 'results.json'), toJson(results, claims, perSeed));

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CLAIMS } from '../../lab/claims.js';
-import { leftOut, publishPlan, runsOf, START_DURATION_MS, START_FOCUSED_DURATION_MS, startDurationOf, startPlan } from '../../lab/plan.js';
-import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES, SCENARIOS } from '../../lab/model.js';
+import { leftOut, publishPlan, runsOf, startPlan } from '../../lab/plan.js';
+import { FAULT_NAMES, FOCUSED_NAMES, SCENARIO_NAMES } from '../../lab/model.js';
 
 // every focused scenario's fault ends at 60 s
-const SCENARIOS_FAULT_END = Math.max(...FOCUSED_NAMES.map((s) => SCENARIOS[s].faultEndMs));
 import { ROW_NAMES } from '../../lab/rows.js';
 import { TRIP_RULES, TRIP_SCENARIOS } from '../../lab/trip-rules.js';
 
@@ -33,16 +32,6 @@ describe('startPlan', () => {
     expect(only.get('naiveRetry')).toEqual(new Set(['hardOutage']));
     // of what the published figures run: the five faults, and the focused scenarios of its claims
     expect(leftOut(only)).toContain('standard: hardOutage, latency, capacityDrop, flapping, networkDelay, slowdown, waves');
-  });
-});
-
-describe('startDurationOf', () => {
-  it('ends the focused scenarios’ runs 2 s after their fault, and leaves the five faults’ as they are', () => {
-    expect(START_FOCUSED_DURATION_MS).toBe(SCENARIOS_FAULT_END + 2_000);
-    for (const s of FOCUSED_NAMES) expect(startDurationOf(s), s).toBe(START_FOCUSED_DURATION_MS);
-    for (const s of FAULT_NAMES) expect(startDurationOf(s), s).toBe(START_DURATION_MS);
-    // never longer than asked for
-    expect(startDurationOf('hanging', 40_000)).toBe(40_000);
   });
 });
 
