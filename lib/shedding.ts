@@ -96,12 +96,6 @@ function sumOf(shares: Record<string, number>): number {
 export const NO_PARTITION = -1;
 
 /**
- * The partitions of a concurrency limit (Netflix concurrency-limits'
- * partitioned limiter): each named class of calls is guaranteed
- * `ceil(limit × share)` of the limit, and may borrow what others leave
- * unused. Counts each partition's calls in flight.
- */
-/**
  * Hot reload of a limit's partitions: takes the new shares when `shares` and
  * `by` keep the shape of `parts` (see {@link Partitions.sameShape}; none
  * before and none now is the same shape), else throws a `ConfigError` naming
@@ -113,6 +107,12 @@ export function reshare(policy: string, parts: Partitions | undefined, shares: R
   parts?.reshare(shares!);
 }
 
+/**
+ * The partitions of a concurrency limit (Netflix concurrency-limits'
+ * partitioned limiter): each named class of calls is guaranteed
+ * `ceil(limit × share)` of the limit, and may borrow what others leave
+ * unused. Counts each partition's calls in flight.
+ */
 export class Partitions {
   /** The partitions' names, in the order given. */
   readonly names: readonly string[];
