@@ -2,6 +2,7 @@ import { combinedAvailability } from '../lib/sla.js';
 import type { ScenarioName } from './model.js';
 import type { RowName } from './rows.js';
 import type { Metric, SeedFile } from './seeds.js';
+import { medianOf } from './stats.js';
 
 /** One run as the check reads it: the parts' availabilities and the measured availability of the whole. */
 export interface SeriesSample {
@@ -26,12 +27,6 @@ export function betaOf(s: SeriesSample): number | undefined {
   return Math.min(1, Math.max(0, (s.measured - product) / (weakest - product)));
 }
 
-const median = (xs: readonly number[]): number | undefined => {
-  if (xs.length === 0) return undefined;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** How `combinedAvailability` predicted a set of runs of one row in one scenario. */
 export interface SeriesCheck {
@@ -59,7 +54,7 @@ export function seriesCheck(samples: readonly SeriesSample[]): SeriesCheck | und
   const withBeta: number[] = [];
   const errorWithBeta: number[] = [];
   samples.forEach((s, i) => {
-    const beta = median(betas.filter((b, k): b is number => k !== i && b !== undefined));
+    const beta = medianOf(betas.filter((b, k): b is number => k !== i && b !== undefined));
     if (beta === undefined) return;
     const p = combinedAvailability(s.parts, { beta });
     withBeta.push(p);
@@ -67,12 +62,12 @@ export function seriesCheck(samples: readonly SeriesSample[]): SeriesCheck | und
   });
   return {
     runs: samples.length,
-    measured: median(samples.map((s) => s.measured))!,
-    independent: median(independent)!,
-    errorIndependent: median(independent.map((p, i) => p - samples[i]!.measured))!,
-    beta: median(betas.filter((b): b is number => b !== undefined)),
-    withBeta: median(withBeta),
-    errorWithBeta: median(errorWithBeta),
+    measured: medianOf(samples.map((s) => s.measured))!,
+    independent: medianOf(independent)!,
+    errorIndependent: medianOf(independent.map((p, i) => p - samples[i]!.measured))!,
+    beta: medianOf(betas.filter((b): b is number => b !== undefined)),
+    withBeta: medianOf(withBeta),
+    errorWithBeta: medianOf(errorWithBeta),
   };
 }
 
@@ -128,11 +123,11 @@ const pp = (x: number | undefined): string => (x === undefined ? '—' : `${x >=
  * (the chain with no hop left out: no breaker, retry or cache) and over every row's.
  */
 export function availabilityCheckText(lines: readonly AvailabilityLine[]): string {
-  const abs = (xs: (number | undefined)[]): string => pp(median(xs.filter((x): x is number => x !== undefined).map(Math.abs))).replace(/^[+−]/, '');
+  const abs = (xs: (number | undefined)[]): string => pp(medianOf(xs.filter((x): x is number => x !== undefined).map(Math.abs))).replace(/^[+−]/, '');
   const over = (ls: readonly AvailabilityLine[]): string => {
     // β can be fitted only where both parts fall short of 1: compare the two predictions on those cells
     const fitted = ls.filter((l) => l.errorWithBeta !== undefined);
-    const beta = median(fitted.flatMap((l) => (l.beta === undefined ? [] : [l.beta])))?.toFixed(2) ?? '—';
+    const beta = medianOf(fitted.flatMap((l) => (l.beta === undefined ? [] : [l.beta])))?.toFixed(2) ?? '—';
     return (
       `median absolute error ${abs(ls.map((l) => l.errorIndependent))} with β = 0; on the ${fitted.length} where a β can be fitted, ` +
       `${abs(fitted.map((l) => l.errorIndependent))} with β = 0 and ${abs(fitted.map((l) => l.errorWithBeta))} with β fitted on the other seeds (median β ${beta})`

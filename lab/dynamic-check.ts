@@ -2,6 +2,7 @@ import type { ScenarioName } from './model.js';
 import type { RowName } from './rows.js';
 import { valuesOf, type Metric, type SeedFile } from './seeds.js';
 import { TRIP_RULES } from './trip-rules.js';
+import { medianOf } from './stats.js';
 
 /** How one check row's first trip compared with the formula's in one scenario, over the seeds. */
 export interface TripLine {
@@ -21,12 +22,6 @@ export interface TripLine {
   readonly medianTripErrorRate: number | undefined;
 }
 
-const median = (xs: readonly number[]): number | undefined => {
-  if (xs.length === 0) return undefined;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** The check over every check row and scenario of `file` that recorded both trips. */
 export function tripCheck(file: SeedFile, rows: readonly RowName[] = Object.keys(TRIP_RULES) as (keyof typeof TRIP_RULES)[]): TripLine[] {
@@ -54,9 +49,9 @@ export function tripCheck(file: SeedFile, rows: readonly RowName[] = Object.keys
         agree,
         tripped: trips.length,
         formulaTripped: predicted.filter(Number.isFinite).length,
-        medianDeltaS: median(deltas),
-        medianTripS: median(trips),
-        medianTripErrorRate: median(rates),
+        medianDeltaS: medianOf(deltas),
+        medianTripS: medianOf(trips),
+        medianTripErrorRate: medianOf(rates),
       });
     }
   return out;

@@ -2,6 +2,7 @@ import { sloRetryBudget } from '../lib/sla.js';
 import { FAULT_NAMES, MODEL, type ScenarioName } from './model.js';
 import type { RowName } from './rows.js';
 import { valuesOf, type SeedFile } from './seeds.js';
+import { medianOf } from './stats.js';
 
 /** A token retry budget as the lab's rows configure it (`tokenBudget`: retries ≤ ratio × calls + a floor, over a rolling window). */
 export interface TokenBudgetSpec {
@@ -60,11 +61,6 @@ export interface RetryCheckLine {
   readonly slack: number;
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** The figures are rounded to 3 digits: a measured figure within this of the bound meets it. */
 const ROUNDING = 5e-4;
@@ -84,12 +80,12 @@ export function retryCheck(file: SeedFile, rows: Readonly<Partial<Record<RowName
         row,
         scenario,
         formula: spec.budget === undefined ? 'perCall' : 'aggregate',
-        bound: median(bounds),
-        measuredMedian: median(measured),
+        bound: medianOf(bounds)!,
+        measuredMedian: medianOf(measured)!,
         measuredMax: Math.max(...measured),
         holds,
         seeds: measured.length,
-        slack: median(measured.map((m, i) => bounds[i]! - m)),
+        slack: medianOf(measured.map((m, i) => bounds[i]! - m))!,
       });
     }
   return out;
@@ -104,7 +100,7 @@ export function retryCheckText(lines: readonly RetryCheckLine[]): string {
     const seeds = ls.reduce((n, l) => n + l.seeds, 0);
     const worst = ls.reduce((a, l) => (l.measuredMax - l.bound > a.measuredMax - a.bound ? l : a));
     return (
-      `holds in ${holds} of ${seeds} runs, median slack ${median(ls.map((l) => l.slack)).toFixed(2)} attempts per request ` +
+      `holds in ${holds} of ${seeds} runs, median slack ${medianOf(ls.map((l) => l.slack))!.toFixed(2)} attempts per request ` +
       `(tightest: ${worst.row} in ${worst.scenario}, bound ${worst.bound.toFixed(2)}, measured up to ${worst.measuredMax.toFixed(3)})`
     );
   };

@@ -24,6 +24,11 @@ export function quantileOf(sorted: readonly number[], p: number): number {
   return quantileSorted(sorted as number[], p);
 }
 
+/** The median of `values` in any order (the mean of the middle two for an even count), `undefined` for none. */
+export function medianOf(values: readonly number[]): number | undefined {
+  return values.length === 0 ? undefined : quantileOf([...values].sort(ascending), 0.5);
+}
+
 /**
  * The median of `values` and its percentile-bootstrap 95 % interval: {@link RESAMPLES} resamples with
  * replacement, each one's median, and the 2.5 % and 97.5 % quantiles of those medians. The resampling

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bimodal, bimodalSplit, bootstrapMedian } from '../../lab/stats.js';
+import { bimodal, bimodalSplit, bootstrapMedian, medianOf } from '../../lab/stats.js';
 
 describe('bootstrapMedian', () => {
   it('gives a point interval for equal values and the value itself for one', () => {
@@ -61,5 +61,15 @@ describe('bimodal', () => {
 
   it('never flags fewer than 3 values', () => {
     expect(bimodal([0, 1], 0.1)).toBe(false);
+  });
+});
+
+describe('medianOf', () => {
+  it('is the middle value, or the mean of the middle two, whatever the order; undefined for none', () => {
+    expect(medianOf([3, 1, 2])).toBe(2);
+    expect(medianOf([4, 1, 3, 2])).toBe(2.5);
+    expect(medianOf([5])).toBe(5);
+    expect(medianOf([])).toBeUndefined();
+    expect(medianOf([1, Infinity, Infinity])).toBe(Infinity);
   });
 });
