@@ -1,3 +1,5 @@
+import { strategyRules } from '../config/strategies/rules.js';
+import { checkOptions } from '../lib/options.js';
 import { sloRetryBudget } from '../lib/sla.js';
 import { FAULT_NAMES, MODEL, type ScenarioName } from './model.js';
 import type { RowName } from './rows.js';
@@ -16,16 +18,26 @@ export interface RetryRowSpec {
   readonly budget?: TokenBudgetSpec;
 }
 
+/** A strategy's default retry budget, as its option rules resolve it (config/strategies/rules.ts). */
+function defaultBudget(strategy: 'budgetedRetry' | 'standard'): TokenBudgetSpec {
+  const { budget } =
+    strategy === 'standard'
+      ? checkOptions(strategyRules.standard, { strategy, fallback: 'fallback' }, strategy)
+      : checkOptions(strategyRules.budgetedRetry, { strategy }, strategy);
+  if (budget === false || budget.kind !== 'token') throw new Error(`${strategy}'s default budget is not a token budget`);
+  return { ratio: budget.ratio, minPerSecond: budget.minPerSecond };
+}
+
 /**
- * The lab's retrying rows, with the strategies' defaults (config/strategies/rules.ts): every retry takes 3 tries
- * (`maxAttempts`' default); `budgetedRetry`'s budget is 10 % of the calls plus 10 retries a second, `standard`'s
- * half the calls plus 10 a second. The others retry without a budget.
+ * The lab's retrying rows, with the strategies' defaults: every retry takes 3 tries (`maxAttempts`' default);
+ * `budgetedRetry`'s and `standard`'s budgets are their strategies' default token budgets (10 % and half of the
+ * calls, each plus 10 retries a second). The others retry without a budget.
  */
 export const RETRY_ROWS: Readonly<Partial<Record<RowName, RetryRowSpec>>> = Object.freeze({
   naiveRetry: { maxAttempts: 3 },
   boundedRetry: { maxAttempts: 3 },
-  budgetedRetry: { maxAttempts: 3, budget: { ratio: 0.1, minPerSecond: 10 } },
-  standard: { maxAttempts: 3, budget: { ratio: 0.5, minPerSecond: 10 } },
+  budgetedRetry: { maxAttempts: 3, budget: defaultBudget('budgetedRetry') },
+  standard: { maxAttempts: 3, budget: defaultBudget('standard') },
   guardedRetry: { maxAttempts: 3 },
   idempotentRetry: { maxAttempts: 3 },
 });

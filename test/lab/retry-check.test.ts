@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryBound, retryCheck, retryCheckText } from '../../lab/retry-check.js';
+import { RETRY_ROWS, retryBound, retryCheck, retryCheckText } from '../../lab/retry-check.js';
 import { METRICS, type SeedFile, type Value } from '../../lab/seeds.js';
 
 // a vector of METRICS with amplification and p99Ms set
@@ -57,5 +57,13 @@ describe('retryCheck', () => {
     expect(text).toContain('holds in 2 of 3 runs');
     expect(text).toContain('holds in 3 of 3 runs');
     expect(text).toContain('budgetedRetry in hardOutage, bound 1.15, measured up to 1.200');
+  });
+});
+
+describe('RETRY_ROWS', () => {
+  it("takes the budgets of budgetedRetry and standard from their strategies' defaults (docs/strategies.md: 10 % and 50 % of the calls, plus 10 a second)", () => {
+    expect(RETRY_ROWS.budgetedRetry?.budget).toEqual({ ratio: 0.1, minPerSecond: 10 });
+    expect(RETRY_ROWS.standard?.budget).toEqual({ ratio: 0.5, minPerSecond: 10 });
+    expect(RETRY_ROWS.naiveRetry?.budget).toBeUndefined();
   });
 });
