@@ -72,19 +72,16 @@ class Drop implements QueueNode, AbortListener {
  */
 export class LeakyBucket implements RateAlgorithm {
   readonly kind = 'leakyBucket';
-  private perSecond: number;
-  private room: number;
-  private interval: number;
+  private perSecond!: number;
+  private room!: number;
+  private interval!: number;
   private readonly queue = new WaitQueue();
   private nextAt = -Infinity;
   private timer: TimerHandle = undefined;
   private clock: Clock | undefined = undefined;
 
   constructor(options: LeakyBucketOptions) {
-    const o = checkOptions(leakyBucketOptions, options, 'leakyBucket');
-    this.perSecond = o.rate;
-    this.room = o.capacity ?? Math.max(1, Math.ceil(o.rate));
-    this.interval = 1000 / o.rate;
+    this.reconfigure(options);
   }
 
   /** Calls released per second. */
